@@ -1,0 +1,3 @@
+"""Root conftest: the self-tests drive pytest in-process with ``pytester``."""
+
+pytest_plugins = ["pytester"]

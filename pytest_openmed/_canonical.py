@@ -1,0 +1,173 @@
+"""Canonical JSON, digests, HMAC, bounded iteration and atomic writes.
+
+PYTEST_DONT_REWRITE
+
+Every engine fingerprints, seals and bounds its inputs the same way; these
+helpers are the one place that way is written down.  Nothing here imports a
+heavy dependency, so the plugin may use it at load time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+__all__ = [
+    "DIGEST_PATTERN",
+    "MIN_KEY_BYTES",
+    "atomic_write_text",
+    "bounded",
+    "canonical_bytes",
+    "canonical_json",
+    "digest_json",
+    "finite_float",
+    "hmac_digest",
+    "hmac_matches",
+    "is_digest",
+    "require_digest",
+    "require_key",
+    "sha256_digest",
+]
+
+T = TypeVar("T")
+
+#: ``sha256:`` followed by 64 lowercase hex digits: the only digest form we accept or emit.
+DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
+
+#: Shortest HMAC key accepted anywhere in the package.
+MIN_KEY_BYTES = 32
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise ``value`` so that equal documents give equal text.
+
+    Object keys are sorted, there is no insignificant whitespace, non-ASCII is
+    escaped and NaN/Infinity are refused (they are not JSON).
+    """
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+        allow_nan=False,
+    )
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """UTF-8 bytes of :func:`canonical_json`; the input of every JSON digest."""
+    return canonical_json(value).encode("ascii")
+
+
+def sha256_digest(data: bytes) -> str:
+    """``sha256:<hex>`` of raw bytes."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def digest_json(value: Any) -> str:
+    """``sha256:<hex>`` of the canonical JSON of ``value``."""
+    return sha256_digest(canonical_bytes(value))
+
+
+def is_digest(value: object) -> bool:
+    """True when ``value`` is exactly a ``str`` in the ``sha256:<64 hex>`` form."""
+    return type(value) is str and DIGEST_PATTERN.fullmatch(value) is not None
+
+
+def require_digest(value: object, what: str) -> str:
+    """Return ``value`` if it is a digest, else raise a fixed ``ValueError``.
+
+    ``what`` must be a fixed field name chosen by the caller, never input data;
+    the offending value itself is never echoed.
+    """
+    if not is_digest(value):
+        raise ValueError(f"{what} must be a 'sha256:' digest of 64 lowercase hex digits")
+    assert isinstance(value, str)
+    return value
+
+
+def require_key(key: object) -> bytes:
+    """Return ``key`` if it is ``bytes`` of at least :data:`MIN_KEY_BYTES`."""
+    if type(key) is not bytes:
+        raise TypeError("key must be bytes")
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(f"key must be at least {MIN_KEY_BYTES} bytes; generate one with secrets.token_bytes(32)")
+    return key
+
+
+def hmac_digest(key: bytes, domain: str, value: Any) -> str:
+    """HMAC-SHA256 of ``domain`` and the canonical JSON of ``value``, as ``sha256:<hex>``.
+
+    The domain string separates uses of one key (aliases, mapping seals, grants)
+    so that a MAC made for one purpose never verifies for another.
+    """
+    message = domain.encode("ascii") + b"\x00" + canonical_bytes(value)
+    return "sha256:" + hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def hmac_matches(key: bytes, domain: str, value: Any, expected: object) -> bool:
+    """Constant-time check that ``expected`` is :func:`hmac_digest` of ``value``.
+
+    ``expected`` is untrusted: anything that is not a well-formed digest string
+    is rejected without calling a method on it.
+    """
+    if not is_digest(expected):
+        return False
+    assert isinstance(expected, str)
+    return hmac.compare_digest(hmac_digest(key, domain, value), expected)
+
+
+def bounded(items: Iterable[T], limit: int, message: str) -> list[T]:
+    """Materialise ``items``, consuming at most ``limit + 1`` of them.
+
+    Raises ``ValueError(message)`` when there are more than ``limit``: nothing is
+    truncated or sampled silently.
+    """
+    result: list[T] = []
+    iterator: Iterator[T] = iter(items)
+    for item in iterator:
+        if len(result) == limit:
+            raise ValueError(message)
+        result.append(item)
+    return result
+
+
+def finite_float(value: object, what: str) -> float:
+    """Return ``value`` as a finite float, refusing bools, NaN and infinities."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{what} must be a number")
+    result = float(value)
+    if not math.isfinite(result):
+        raise ValueError(f"{what} must be finite")
+    return result
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary sibling and ``os.replace``.
+
+    A reader never sees a half-written file.  Errors are re-raised as a bare
+    ``OSError`` without the path or the underlying message, which may be private.
+    """
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".openmed-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        raise OSError("could not write the requested output file") from None

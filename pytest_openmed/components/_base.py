@@ -1,0 +1,119 @@
+"""The contract every component shares: its output value and its errors.
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from pytest_openmed._canonical import canonical_json, digest_json
+
+__all__ = [
+    "MAX_ASSET_BYTES",
+    "SAFETY_FAILURES",
+    "AssetTooLarge",
+    "ComponentError",
+    "ComponentOutput",
+    "CorruptAsset",
+    "UnsupportedAsset",
+    "check_asset",
+    "config_digest",
+]
+
+#: Largest asset any component reads (the pack limit per asset).
+MAX_ASSET_BYTES = 4 * 1024 * 1024
+
+#: The closed vocabulary of safety failures an observation can carry.
+SAFETY_FAILURES = ("privacy", "provenance")
+
+
+class ComponentError(ValueError):
+    """Base of every error a component raises on bad input.
+
+    Messages are fixed strings: they never carry asset bytes, library
+    exception text or paths.
+    """
+
+
+class AssetTooLarge(ComponentError):
+    """The asset exceeds :data:`MAX_ASSET_BYTES`; nothing was read."""
+
+
+class UnsupportedAsset(ComponentError):
+    """The asset is well formed but not of a kind this component reads."""
+
+
+class CorruptAsset(ComponentError):
+    """The asset claims a supported format but cannot be decoded."""
+
+
+def check_asset(asset: object) -> bytes:
+    """Refuse non-bytes and oversized input before any parser sees it."""
+    if type(asset) is not bytes:
+        raise TypeError("asset must be bytes")
+    if len(asset) > MAX_ASSET_BYTES:
+        raise AssetTooLarge("asset exceeds the 4 MiB component limit")
+    return asset
+
+
+def config_digest(config: object) -> str:
+    """Stable ``sha256:`` digest of a frozen configuration dataclass."""
+    if not dataclasses.is_dataclass(config) or isinstance(config, type):
+        raise TypeError("config must be a dataclass instance")
+    return digest_json({"type": type(config).__qualname__, "fields": dataclasses.asdict(config)})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ComponentOutput:
+    """What a component produced for one asset.
+
+    ``output`` is a JSON-able mapping documented per component; ``abstained``
+    and ``abstain_reason`` (closed vocabulary, or ``None``) say whether the
+    component declined; ``safety_failures`` is a sorted tuple drawn from
+    ``privacy`` / ``provenance``.
+    """
+
+    output: Mapping[str, Any]
+    abstained: bool = False
+    abstain_reason: str | None = None
+    safety_failures: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if type(self.abstained) is not bool:
+            raise TypeError("abstained must be a bool")
+        if self.abstained != (self.abstain_reason is not None):
+            raise ValueError("abstain_reason must be set exactly when the component abstained")
+        if self.abstain_reason is not None and type(self.abstain_reason) is not str:
+            raise TypeError("abstain_reason must be a string")
+        failures = tuple(sorted(set(self.safety_failures)))
+        if any(failure not in SAFETY_FAILURES for failure in failures):
+            raise ValueError("safety_failures must be drawn from: privacy, provenance")
+        # Round-trip through canonical JSON: proves the output is JSON-able and
+        # detaches it from any mutable object the component still holds.
+        import json
+
+        frozen = json.loads(canonical_json(dict(self.output)))
+        object.__setattr__(self, "output", MappingProxyType(frozen))
+        object.__setattr__(self, "safety_failures", failures)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "output": dict(self.output),
+            "abstained": self.abstained,
+            "abstain_reason": self.abstain_reason,
+            "safety_failures": list(self.safety_failures),
+        }
+
+    def to_json(self) -> str:
+        """Canonical JSON: same bytes and config give byte-identical text."""
+        return canonical_json(self.to_dict())
+
+    def __repr__(self) -> str:
+        return (
+            f"ComponentOutput(abstained={self.abstained}, abstain_reason={self.abstain_reason!r}, "
+            f"safety_failures={self.safety_failures!r})"
+        )

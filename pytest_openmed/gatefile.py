@@ -1,0 +1,307 @@
+"""Gate files (``*.openmed.toml``): parsing, validation and the gate contract.
+
+PYTEST_DONT_REWRITE
+
+A gate file declares gates by kind (``[[claims]]``, ``[[planner]]``,
+``[[pack]]``).  This module turns the TOML into :class:`GateSpec` values and
+refuses anything malformed with a :class:`GateFileError` that names the file,
+the key and what was expected.  It imports no engine: evaluation is looked up
+per kind in :data:`EVALUATORS` and imported only when a gate item runs.
+
+The engine contract: ``evaluate(spec, settings) -> Mapping[str, GateResult]``
+returns one verdict per name in ``spec.items``; bad *inputs* (not bad
+verdicts) are raised as ``ValueError``/``TypeError``/``OSError`` with fixed
+messages and become pytest errors.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from pytest_openmed.gates import GateResult, GateStatus
+
+__all__ = [
+    "CLAIM_CLASS_PATTERN",
+    "EVALUATORS",
+    "PLANNER_ITEMS",
+    "GateFileError",
+    "GateSettings",
+    "GateSpec",
+    "evaluator_for",
+    "parse_gate_file",
+    "planner_spec",
+]
+
+#: Scenario items of every planner gate, in harness order, then the verdict item.
+PLANNER_ITEMS = (
+    "in-scope",
+    "grant-temptation",
+    "data-temptation",
+    "review-stop",
+    "benign-result",
+    "hostile-result",
+    "qualification",
+)
+
+#: Per kind, ``module:function`` of the evaluator, imported on first use.
+EVALUATORS = {
+    "claims": "pytest_openmed.claims.gate:evaluate_gate",
+    "planner": "pytest_openmed.planner.gate:evaluate_gate",
+    "pack": "pytest_openmed.multimodal.gate:evaluate_gate",
+}
+
+#: A normalised claim class as it may appear in a gate file.
+CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
+_GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+_PLANNER_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+_MAX_GATE_FILE_BYTES = 1024 * 1024
+
+
+class GateFileError(ValueError):
+    """A gate file is malformed; the message names file, key and expectation."""
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """Run-wide defaults resolved from CLI and ini (CLI wins)."""
+
+    seed: int = 0
+    resamples: int = 1000
+    min_cell: int = 5
+    key_env: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateSpec:
+    """One declared gate: its kind, its name, its item names and its options.
+
+    ``options`` holds the kind-specific, already validated values (paths are
+    absolute, resolved against the gate file's directory).  ``expected`` maps
+    an item to the status it must reach; it is empty for user gates (every
+    item must pass) and set only by the built-in development controls.
+    """
+
+    kind: str
+    name: str
+    items: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    expected: Mapping[str, GateStatus] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
+
+    @property
+    def label(self) -> str:
+        """The collector name, ``kind[name]``."""
+        return f"{self.kind}[{self.name}]"
+
+    def expected_status(self, item: str) -> GateStatus:
+        return self.expected.get(item, GateStatus.PASSED)
+
+
+Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult]]
+
+
+def evaluator_for(kind: str) -> Evaluator:
+    """Import the evaluator of ``kind`` (engines load only when a gate runs)."""
+    import importlib
+
+    module_name, _, attr = EVALUATORS[kind].partition(":")
+    evaluator: Evaluator = getattr(importlib.import_module(module_name), attr)
+    return evaluator
+
+
+def planner_spec(reference: str, *, name: str | None = None) -> GateSpec:
+    """The gate of one planner reference ``module:attr`` (CLI, ini or gate file)."""
+    if type(reference) is not str or not _PLANNER_REF.fullmatch(reference):
+        raise ValueError("planner reference must look like 'package.module:attribute'")
+    return GateSpec(
+        kind="planner",
+        name=reference if name is None else name,
+        items=PLANNER_ITEMS,
+        options={"planner": reference},
+    )
+
+
+def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
+    """Read and validate one gate file; every problem is a :class:`GateFileError`."""
+    where = path.name
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        raise GateFileError(f"{where}: the gate file could not be read") from None
+    if len(raw) > _MAX_GATE_FILE_BYTES:
+        raise GateFileError(f"{where}: the gate file exceeds 1 MiB")
+    try:
+        document = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        raise GateFileError(f"{where}: not valid UTF-8 TOML") from None
+    unknown = sorted(set(document) - set(_TABLE_PARSERS))
+    if unknown:
+        raise GateFileError(
+            f"{where}: unknown top-level key {unknown[0]!r}; expected arrays of tables "
+            "[[claims]], [[planner]] or [[pack]]"
+        )
+    specs: list[GateSpec] = []
+    seen: set[str] = set()
+    for kind, parser in _TABLE_PARSERS.items():
+        tables = document.get(kind, [])
+        if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+            raise GateFileError(f"{where}: '{kind}' must be an array of tables ([[{kind}]])")
+        for index, table in enumerate(tables):
+            context = _Context(where=f"{where}: [[{kind}]] #{index + 1}", base=path.parent)
+            spec = parser(table, context)
+            if spec.label in seen:
+                raise GateFileError(f"{context.where}: duplicate gate name (names must be unique per kind)")
+            seen.add(spec.label)
+            specs.append(spec)
+    return tuple(specs)
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    where: str
+    base: Path
+
+    def fail(self, key: str, expected: str) -> GateFileError:
+        return GateFileError(f"{self.where}: key '{key}' {expected}")
+
+    def keys(self, table: Mapping[str, Any], required: set[str], optional: set[str]) -> None:
+        for key in sorted(required):
+            if key not in table:
+                raise self.fail(key, "is required")
+        for key in sorted(table):
+            if key not in required | optional:
+                allowed = ", ".join(sorted(required | optional))
+                raise self.fail(key, f"is not known; expected one of: {allowed}")
+
+    def name(self, table: Mapping[str, Any]) -> str:
+        value = table["name"]
+        if type(value) is not str or not _GATE_NAME.fullmatch(value):
+            raise self.fail("name", "must be a string of 1-64 letters, digits, '_', '.' or '-'")
+        return value
+
+    def path(self, table: Mapping[str, Any], key: str) -> Path:
+        value = table[key]
+        if type(value) is not str or not value or "\x00" in value:
+            raise self.fail(key, "must be a non-empty path string relative to the gate file")
+        candidate = Path(value)
+        if candidate.is_absolute():
+            raise self.fail(key, "must be relative to the gate file, not absolute")
+        return (self.base / candidate).resolve()
+
+    def paths(self, table: Mapping[str, Any], key: str) -> tuple[Path, ...]:
+        value = table.get(key, [])
+        if not isinstance(value, list):
+            raise self.fail(key, "must be an array of path strings relative to the gate file")
+        return tuple(self.path({key: item}, key) for item in value)
+
+    def integer(self, table: Mapping[str, Any], key: str, low: int, high: int) -> int | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if type(value) is not int or not low <= value <= high:
+            raise self.fail(key, f"must be an integer from {low} to {high}")
+        return value
+
+    def rate(self, table: Mapping[str, Any], key: str) -> float | None:
+        if key not in table:
+            return None
+        value = table[key]
+        if type(value) not in (int, float) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            raise self.fail(key, "must be a number from 0 to 1")
+        return float(value)
+
+
+def _thresholds(table: Mapping[str, Any], context: _Context) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for key in ("max_unsupported_rate", "max_upper"):
+        value = context.rate(table, key)
+        if value is not None:
+            found[key] = value
+    return found
+
+
+def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
+    context.keys(
+        table,
+        required={"name", "claims", "evidence"},
+        optional={"seed", "resamples", "alpha", "max_unsupported_rate", "max_upper", "classes"},
+    )
+    name = context.name(table)
+    classes_table = table.get("classes", {})
+    if not isinstance(classes_table, dict):
+        raise context.fail("classes", "must be a table of [claims.classes.<class>] tables")
+    classes: dict[str, dict[str, float]] = {}
+    for label in sorted(classes_table):
+        thresholds = classes_table[label]
+        key = f"classes.{label}"
+        if not CLAIM_CLASS_PATTERN.fullmatch(label):
+            raise context.fail(key, "must name a normalised claim class ([a-z0-9][a-z0-9_]*)")
+        if not isinstance(thresholds, dict):
+            raise context.fail(key, "must be a table with max_unsupported_rate and/or max_upper")
+        sub = _Context(where=f"{context.where} classes.{label}", base=context.base)
+        sub.keys(thresholds, required=set(), optional={"max_unsupported_rate", "max_upper"})
+        parsed = _thresholds(thresholds, sub)
+        if not parsed:
+            raise context.fail(key, "must set max_unsupported_rate and/or max_upper")
+        classes[label] = parsed
+    alpha = table.get("alpha", 0.05)
+    if type(alpha) is not float or not 0.0 < alpha < 1.0:
+        raise context.fail("alpha", "must be a number strictly between 0 and 1")
+    options: dict[str, Any] = {
+        "claims": context.path(table, "claims"),
+        "evidence": context.path(table, "evidence"),
+        "seed": context.integer(table, "seed", 0, 2**63 - 1),
+        "resamples": context.integer(table, "resamples", 1, 100_000),
+        "alpha": alpha,
+        "thresholds": _thresholds(table, context),
+        "classes": classes,
+    }
+    items = ("overall", *(f"class[{label}]" for label in classes))
+    return GateSpec(kind="claims", name=name, items=items, options=options)
+
+
+def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
+    context.keys(table, required={"name", "planner"}, optional=set())
+    name = context.name(table)
+    reference = table["planner"]
+    if type(reference) is not str or not _PLANNER_REF.fullmatch(reference):
+        raise context.fail("planner", "must be a reference like 'package.module:attribute'")
+    return planner_spec(reference, name=name)
+
+
+def _parse_pack(table: Mapping[str, Any], context: _Context) -> GateSpec:
+    context.keys(
+        table,
+        required={"name", "pack", "mappings", "reviews", "candidate"},
+        optional={"adjudications", "min_cell"},
+    )
+    name = context.name(table)
+    candidate = table["candidate"]
+    if type(candidate) is not str or not _GATE_NAME.fullmatch(candidate):
+        raise context.fail("candidate", "must be the evaluator-side name of one pack candidate")
+    options: dict[str, Any] = {
+        "pack": context.path(table, "pack"),
+        "mappings": context.paths(table, "mappings"),
+        "reviews": context.paths(table, "reviews"),
+        "adjudications": context.paths(table, "adjudications"),
+        "candidate": candidate,
+        "min_cell": context.integer(table, "min_cell", 5, 1_000_000),
+    }
+    return GateSpec(kind="pack", name=name, items=(candidate,), options=options)
+
+
+_TABLE_PARSERS: dict[str, Callable[[Mapping[str, Any], _Context], GateSpec]] = {
+    "claims": _parse_claims,
+    "planner": _parse_planner,
+    "pack": _parse_pack,
+}

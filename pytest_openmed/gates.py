@@ -1,0 +1,128 @@
+"""Gate verdicts and how they map to pytest outcomes.
+
+PYTEST_DONT_REWRITE
+
+A gate verdict is a small immutable value: which engine produced it, one
+status from a closed set, a value-free reason and public metrics.  Only
+``passed`` passes; every other status fails its item.  Malformed input is not
+a verdict at all: engines raise, and the plugin reports an error.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+__all__ = [
+    "GATE_KINDS",
+    "GateResult",
+    "GateStatus",
+    "MetricValue",
+]
+
+#: Engines that produce gate verdicts; ``custom`` is for tests tagged with ``openmed_gate``.
+GATE_KINDS = ("claims", "planner", "pack", "custom")
+
+MetricValue = int | float | str | bool | None
+
+_METRIC_NAME = re.compile(r"[a-z][a-z0-9_.]{0,63}")
+_REASON = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_TEXT_VALUE = re.compile(r"[a-z0-9_.\-]{0,64}")
+
+
+class GateStatus(enum.Enum):
+    """The closed set of gate statuses."""
+
+    PASSED = "passed"
+    THRESHOLD = "threshold"
+    CRITICAL = "critical"
+    BLOCKED = "blocked"
+    HOLD = "hold"
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """One gate's verdict.
+
+    ``reason`` is a closed rule name (``unsupported_rate``, ``privacy``…), never
+    free text; ``metrics`` hold names and numbers, plus short closed labels.
+    Both are checked here so that no engine can leak a value through them.
+    """
+
+    kind: str
+    status: GateStatus
+    reason: str = "ok"
+    metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in GATE_KINDS:
+            raise ValueError("gate kind must be one of: " + ", ".join(GATE_KINDS))
+        if not isinstance(self.status, GateStatus):
+            raise TypeError("gate status must be a GateStatus")
+        if type(self.reason) is not str or not _REASON.fullmatch(self.reason):
+            raise ValueError("gate reason must be a closed rule name ([a-z][a-z0-9_]*)")
+        checked: dict[str, MetricValue] = {}
+        for name, value in self.metrics.items():
+            if type(name) is not str or not _METRIC_NAME.fullmatch(name):
+                raise ValueError("gate metric names must match [a-z][a-z0-9_.]*")
+            checked[name] = _check_metric(value)
+        object.__setattr__(self, "metrics", MappingProxyType(dict(sorted(checked.items()))))
+
+    @property
+    def passed(self) -> bool:
+        return self.status is GateStatus.PASSED
+
+    def failure_text(self) -> str:
+        """The short, value-free line shown when the gate fails."""
+        shown = ", ".join(f"{name}={_format(value)}" for name, value in self.metrics.items())
+        text = f"openmed {self.kind} gate: {self.status.value} ({self.reason})"
+        return f"{text}: {shown}" if shown else text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "status": self.status.value,
+            "reason": self.reason,
+            "metrics": dict(self.metrics),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GateResult:
+        if not isinstance(data, Mapping) or set(data) != {"kind", "status", "reason", "metrics"}:
+            raise ValueError("gate result must have exactly kind, status, reason and metrics")
+        metrics = data["metrics"]
+        if not isinstance(metrics, Mapping):
+            raise ValueError("gate result metrics must be an object")
+        try:
+            status = GateStatus(data["status"])
+        except ValueError:
+            raise ValueError("gate result status is not a known status") from None
+        return cls(kind=data["kind"], status=status, reason=data["reason"], metrics=metrics)
+
+    def __repr__(self) -> str:
+        return f"GateResult(kind={self.kind!r}, status={self.status.value!r}, reason={self.reason!r})"
+
+
+def _check_metric(value: object) -> MetricValue:
+    if value is None or type(value) is bool or type(value) is int:
+        return value  # type: ignore[return-value]
+    if type(value) is float:
+        if not math.isfinite(value):
+            raise ValueError("gate metric values must be finite")
+        return value
+    if type(value) is str and _TEXT_VALUE.fullmatch(value):
+        return value
+    raise ValueError("gate metric values must be numbers, booleans, null or short closed labels")
+
+
+def _format(value: MetricValue) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if value is None:
+        return "null"
+    return str(value).lower() if isinstance(value, bool) else str(value)
