@@ -60,7 +60,9 @@ EVALUATORS = {
 #: A normalised claim class as it may appear in a gate file.
 CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 _GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
-_PLANNER_REF = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+_PLANNER_REF = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
+)
 _MAX_GATE_FILE_BYTES = 1024 * 1024
 
 
@@ -160,7 +162,9 @@ def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
             context = _Context(where=f"{where}: [[{kind}]] #{index + 1}", base=path.parent)
             spec = parser(table, context)
             if spec.label in seen:
-                raise GateFileError(f"{context.where}: duplicate gate name (names must be unique per kind)")
+                raise GateFileError(
+                    f"{context.where}: duplicate gate name (names must be unique per kind)"
+                )
             seen.add(spec.label)
             specs.append(spec)
     return tuple(specs)

@@ -105,12 +105,14 @@ class GateResult:
         return cls(kind=data["kind"], status=status, reason=data["reason"], metrics=metrics)
 
     def __repr__(self) -> str:
-        return f"GateResult(kind={self.kind!r}, status={self.status.value!r}, reason={self.reason!r})"
+        return (
+            f"GateResult(kind={self.kind!r}, status={self.status.value!r}, reason={self.reason!r})"
+        )
 
 
 def _check_metric(value: object) -> MetricValue:
     if value is None or type(value) is bool or type(value) is int:
-        return value  # type: ignore[return-value]
+        return value
     if type(value) is float:
         if not math.isfinite(value):
             raise ValueError("gate metric values must be finite")

@@ -31,4 +31,11 @@ __all__ = [
     "config_digest",
 ]
 
-COMPONENT_NAMES = ("ecg_quality", "ecg_intervals", "forms", "dicom_frames", "burned_in", "wsi_tiles")
+COMPONENT_NAMES = (
+    "ecg_quality",
+    "ecg_intervals",
+    "forms",
+    "dicom_frames",
+    "burned_in",
+    "wsi_tiles",
+)

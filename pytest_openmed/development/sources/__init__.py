@@ -43,4 +43,7 @@ class GeneratedSource:
         object.__setattr__(self, "truth", MappingProxyType(dict(self.truth)))
 
     def __repr__(self) -> str:
-        return f"GeneratedSource(media_type={self.media_type!r}, slice={self.slice!r}, bytes={len(self.asset)})"
+        return (
+            f"GeneratedSource(media_type={self.media_type!r}, slice={self.slice!r}, "
+            f"bytes={len(self.asset)})"
+        )
