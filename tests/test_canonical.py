@@ -1,0 +1,110 @@
+"""The shared canonical-JSON, digest, HMAC and bounding helpers."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_openmed import _canonical as c
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=8), json_values, max_size=6))
+@settings(max_examples=100, deadline=None)
+def test_key_order_never_changes_the_digest(value: dict[str, object]) -> None:
+    reordered = dict(reversed(list(value.items())))
+    assert c.digest_json(value) == c.digest_json(reordered)
+    assert c.is_digest(c.digest_json(value))
+
+
+def test_types_matter() -> None:
+    assert c.digest_json(424242) != c.digest_json("424242")
+
+
+def test_nan_is_not_json() -> None:
+    with pytest.raises(ValueError):
+        c.canonical_json({"x": math.nan})
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["sha256:" + "A" * 64, "sha256:" + "a" * 63, "https://example.org/model", "a" * 64, b"x", None],
+)
+def test_require_digest_refuses_everything_but_the_exact_form(value: object) -> None:
+    assert not c.is_digest(value)
+    with pytest.raises(ValueError, match="^commit must be a 'sha256:' digest"):
+        c.require_digest(value, "commit")
+
+
+def test_keys_shorter_than_32_bytes_are_refused() -> None:
+    with pytest.raises(ValueError, match="at least 32 bytes"):
+        c.require_key(b"k" * 31)
+    with pytest.raises(TypeError):
+        c.require_key("k" * 40)
+    assert c.require_key(b"k" * 32) == b"k" * 32
+
+
+def test_hmac_is_domain_separated_and_checked_in_constant_time() -> None:
+    key = b"k" * 32
+    mac = c.hmac_digest(key, "alias", {"a": 1})
+    assert c.hmac_matches(key, "alias", {"a": 1}, mac)
+    assert not c.hmac_matches(key, "seal", {"a": 1}, mac)
+    assert not c.hmac_matches(b"j" * 32, "alias", {"a": 1}, mac)
+    assert not c.hmac_matches(key, "alias", {"a": 2}, mac)
+
+
+def test_hmac_matches_never_touches_an_untrusted_object() -> None:
+    class Hostile:
+        def __eq__(self, other: object) -> bool:
+            raise AssertionError("compared")
+
+        __hash__ = None  # type: ignore[assignment]
+
+    assert not c.hmac_matches(b"k" * 32, "alias", 1, Hostile())
+
+
+@given(st.integers(min_value=0, max_value=50), st.integers(min_value=0, max_value=50))
+@settings(max_examples=100, deadline=None)
+def test_bounded_consumes_at_most_limit_plus_one(size: int, limit: int) -> None:
+    consumed = itertools.count()
+    source = (next(consumed) for _ in range(size))
+    if size > limit:
+        with pytest.raises(ValueError, match="^too many$"):
+            c.bounded(source, limit, "too many")
+        assert next(consumed) == limit + 1
+    else:
+        assert len(c.bounded(source, limit, "too many")) == size
+
+
+def test_atomic_write_replaces_and_hides_the_path(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    c.atomic_write_text(target, "one")
+    c.atomic_write_text(target, "two")
+    assert target.read_text() == "two"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+    secret = tmp_path / "no-such-dir-CANARY" / "x.json"
+    with pytest.raises(OSError) as info:
+        c.atomic_write_text(secret, "x")
+    assert "CANARY" not in str(info.value)
+
+
+@pytest.mark.parametrize("value", [True, "1", math.inf, math.nan])
+def test_finite_float_refuses_non_numbers(value: object) -> None:
+    with pytest.raises((TypeError, ValueError)):
+        c.finite_float(value, "rate")

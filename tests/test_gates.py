@@ -1,0 +1,89 @@
+"""Gate verdicts: a closed status set, value-free reasons and metrics."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_openmed.gates import GateResult, GateStatus
+
+
+def test_only_passed_passes() -> None:
+    assert GateResult("claims", GateStatus.PASSED).passed
+    for status in GateStatus:
+        if status is not GateStatus.PASSED:
+            assert not GateResult("claims", status, "x").passed
+
+
+def test_failure_text_names_status_rule_and_counts_only() -> None:
+    result = GateResult(
+        "claims", GateStatus.THRESHOLD, "unsupported_rate", {"claim_count": 4, "rate": 0.5}
+    )
+    assert (
+        result.failure_text()
+        == "openmed claims gate: threshold (unsupported_rate): claim_count=4, rate=0.5000"
+    )
+
+
+@pytest.mark.parametrize(
+    "metrics",
+    [
+        {"name": "Jane Doe"},
+        {"id": "claim-001 CANARY"},
+        {"Bad Name": 1},
+        {"x": math.nan},
+        {"x": [1]},
+        {"x": b"1"},
+    ],
+)
+def test_free_text_cannot_enter_metrics(metrics: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        GateResult("claims", GateStatus.PASSED, "ok", metrics)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("reason", ["Has Spaces", "", "x" * 65, "CANARY"])
+def test_reason_is_a_closed_rule_name(reason: str) -> None:
+    with pytest.raises(ValueError):
+        GateResult("claims", GateStatus.PASSED, reason)
+
+
+def test_unknown_kind_and_status_are_refused() -> None:
+    with pytest.raises(ValueError):
+        GateResult("vibes", GateStatus.PASSED)
+    with pytest.raises(TypeError):
+        GateResult("claims", "passed")  # type: ignore[arg-type]
+
+
+@given(
+    st.sampled_from(list(GateStatus)),
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9_]{0,10}", fullmatch=True),
+        st.integers()
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.booleans()
+        | st.none(),
+        max_size=5,
+    ),
+)
+@settings(max_examples=100, deadline=None)
+def test_round_trip(status: GateStatus, metrics: dict[str, object]) -> None:
+    result = GateResult("pack", status, "rule", metrics)  # type: ignore[arg-type]
+    assert GateResult.from_dict(result.to_dict()) == result
+
+
+@given(st.dictionaries(st.text(max_size=6), st.text(max_size=6), max_size=4))
+@settings(max_examples=100, deadline=None)
+def test_from_dict_only_raises_value_errors(data: dict[str, str]) -> None:
+    try:
+        GateResult.from_dict(data)
+    except ValueError:
+        pass
+
+
+def test_metrics_are_read_only() -> None:
+    result = GateResult("claims", GateStatus.PASSED, "ok", {"a": 1})
+    with pytest.raises(TypeError):
+        result.metrics["a"] = 2  # type: ignore[index]
