@@ -48,7 +48,7 @@ def test_nan_is_not_json() -> None:
 )
 def test_require_digest_refuses_everything_but_the_exact_form(value: object) -> None:
     assert not c.is_digest(value)
-    with pytest.raises(ValueError, match="^commit must be a 'sha256:' digest"):
+    with pytest.raises(ValueError, match=r"^commit must be a 'sha256:' digest"):
         c.require_digest(value, "commit")
 
 
@@ -85,7 +85,7 @@ def test_bounded_consumes_at_most_limit_plus_one(size: int, limit: int) -> None:
     consumed = itertools.count()
     source = (next(consumed) for _ in range(size))
     if size > limit:
-        with pytest.raises(ValueError, match="^too many$"):
+        with pytest.raises(ValueError, match=r"^too many$"):
             c.bounded(source, limit, "too many")
         assert next(consumed) == limit + 1
     else:

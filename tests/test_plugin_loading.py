@@ -54,8 +54,9 @@ def test_dash_p_no_openmed_disables_it(pytester: pytest.Pytester) -> None:
 def test_importing_the_plugin_imports_no_heavy_dependency_and_no_engine() -> None:
     code = (
         "import sys, pytest_openmed.plugin\n"
-        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in %r or m.startswith(%r))\n"
-        "print(heavy)\n" % (HEAVY, ENGINES)
+        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
+        f"or m.startswith({ENGINES!r}))\n"
+        "print(heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
