@@ -87,7 +87,8 @@ class GateSpec:
     ``options`` holds the kind-specific, already validated values (paths are
     absolute, resolved against the gate file's directory).  ``expected`` maps
     an item to the status it must reach; it is empty for user gates (every
-    item must pass) and set only by the built-in development controls.
+    item must pass) and set only by the built-in development controls, which
+    also name their own ``evaluator`` (``module:function``).
     """
 
     kind: str
@@ -95,6 +96,7 @@ class GateSpec:
     items: tuple[str, ...]
     options: Mapping[str, Any] = field(default_factory=dict)
     expected: Mapping[str, GateStatus] = field(default_factory=dict)
+    evaluator: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
@@ -112,11 +114,11 @@ class GateSpec:
 Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult]]
 
 
-def evaluator_for(kind: str) -> Evaluator:
-    """Import the evaluator of ``kind`` (engines load only when a gate runs)."""
+def evaluator_for(spec: GateSpec) -> Evaluator:
+    """Import the evaluator of ``spec`` (engines load only when a gate runs)."""
     import importlib
 
-    module_name, _, attr = EVALUATORS[kind].partition(":")
+    module_name, _, attr = (spec.evaluator or EVALUATORS[spec.kind]).partition(":")
     evaluator: Evaluator = getattr(importlib.import_module(module_name), attr)
     return evaluator
 

@@ -58,6 +58,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 settings_key = pytest.StashKey[GateSettings]()
 planners_key = pytest.StashKey["tuple[str, ...]"]()
 recorder_key = pytest.StashKey["GateRecorder"]()
+controls_key = pytest.StashKey[bool]()
 
 
 # --------------------------------------------------------------------------- options
@@ -142,6 +143,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="environment variable that holds the evaluator key for pack gates.",
     )
+    group.addoption(
+        "--openmed-controls",
+        action="store_true",
+        default=False,
+        dest="openmed_controls",
+        help="run only the built-in development control gates (synthetic data; "
+        "each control passes when its engine reaches the documented outcome).",
+    )
     parser.addini(
         "openmed_planners", "planner callables MOD:ATTR to qualify, one per line.", type="linelist"
     )
@@ -219,6 +228,7 @@ def pytest_configure(config: pytest.Config) -> None:
             except ValueError as error:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
     config.stash[planners_key] = tuple(dict.fromkeys(planners))
+    config.stash[controls_key] = bool(config.getoption("openmed_controls"))
     recorder = GateRecorder(config, report_path)
     config.stash[recorder_key] = recorder
     config.pluginmanager.register(recorder, "openmed-recorder")
@@ -293,7 +303,7 @@ class Gate(pytest.Collector):
         if self._evaluation is None:
             settings = self.config.stash[settings_key]
             try:
-                self._evaluation = evaluator_for(self.spec.kind)(self.spec, settings)
+                self._evaluation = evaluator_for(self.spec)(self.spec, settings)
             except (ValueError, TypeError, OSError) as error:
                 self._evaluation = GateInputError(
                     f"openmed {self.spec.kind} gate input refused: {type(error).__name__}: {error}"
@@ -339,16 +349,29 @@ class GateItem(pytest.Item):
         return self.path, None, f"{self.parent.name}::{self.name}"
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A control run collects the built-in controls and nothing from disk."""
+    if config.stash.get(controls_key, False):
+        return True
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
+    """Tag marked tests, then add option-driven gates before ``-k``/``--lf`` select."""
     for item in items:
         marker = item.get_closest_marker("openmed_gate")
         if marker is not None:
             item.user_properties.append((_MARKER_PROPERTY, marker.kwargs.get("kind", "custom")))
-    for reference in config.stash[planners_key]:
-        gate = Gate.from_parent(session, name=f"planner[{reference}]", spec=planner_spec(reference))
+    specs = [planner_spec(reference) for reference in config.stash[planners_key]]
+    if config.stash[controls_key]:
+        from pytest_openmed.development.controls import control_specs
+
+        specs.extend(control_specs())
+    for spec in specs:
+        gate = Gate.from_parent(session, name=spec.label, nodeid=spec.label, spec=spec)
         report = session.ihook.pytest_make_collect_report(collector=gate)
         session.ihook.pytest_collectreport(report=report)
         if report.passed:

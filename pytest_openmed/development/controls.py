@@ -1,0 +1,49 @@
+"""The built-in development control gates (``--openmed-controls``).
+
+PYTEST_DONT_REWRITE
+
+Controls are regression checks on wholly synthetic data: each control item
+states the outcome its engine must reach (a known-bad planner must be found
+``critical``; a candidate with a privacy failure must be ``blocked``) and
+passes when the engine reaches exactly that outcome.  A healthy install
+therefore exits 0 while showing blocked, held and satisfied verdicts.  This
+module only declares the controls; engines load when the items run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_openmed.gatefile import GateSpec
+from pytest_openmed.gates import GateStatus
+
+__all__ = ["CLAIMS_EXAMPLE", "control_specs"]
+
+#: Bundled synthetic claims/evidence used by the claims control.
+CLAIMS_EXAMPLE = Path(__file__).parent / "claims_example"
+
+
+def control_specs() -> tuple[GateSpec, ...]:
+    """Every control gate, in a fixed order."""
+    return (*_claims_controls(),)
+
+
+def _claims_controls() -> tuple[GateSpec, ...]:
+    options = {
+        "claims": CLAIMS_EXAMPLE / "claims.json",
+        "evidence": CLAIMS_EXAMPLE / "evidence.json",
+        "seed": 0,
+        "resamples": 1000,
+        "alpha": 0.05,
+        "thresholds": {"max_unsupported_rate": 0.5},
+        "classes": {"medication": {"max_unsupported_rate": 0.0}},
+    }
+    return (
+        GateSpec(
+            kind="claims",
+            name="control-example",
+            items=("overall", "class[medication]"),
+            options=options,
+            expected={"class[medication]": GateStatus.THRESHOLD},
+        ),
+    )
