@@ -1,0 +1,189 @@
+"""Gate files, gates and gate items: how declared gates become pytest items.
+
+PYTEST_DONT_REWRITE
+
+``GateFile`` (a ``*.openmed.toml``) → ``Gate`` (``claims[name]``) → ``GateItem``
+(``overall``).  A gate evaluates its engine once, on first use, and every item
+reads its own verdict from that one evaluation.  Evaluation happens in item
+setup, so refused inputs are pytest *errors*; verdicts are decided in
+``runtest``, so a bad verdict is a *failure*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_openmed._canonical import canonical_json
+from pytest_openmed._run import run_options_key
+from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
+from pytest_openmed.gates import GateResult, GateStatus
+
+__all__ = [
+    "GATE_FILE_SUFFIX",
+    "JUNIT_PREFIX",
+    "MARKER_PROPERTY",
+    "USER_PROPERTY",
+    "Gate",
+    "GateFailed",
+    "GateFile",
+    "GateInputError",
+    "GateItem",
+    "gate_record",
+    "record_gate_result",
+]
+
+GATE_FILE_SUFFIX = ".openmed.toml"
+
+#: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
+USER_PROPERTY = "openmed_gate"
+#: User property naming the kind of a test tagged with ``openmed_gate``.
+MARKER_PROPERTY = "openmed_gate_kind"
+#: Prefix of the flat, documented junit XML properties of a verdict.
+JUNIT_PREFIX = "openmed."
+
+
+class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
+    """A gate reached a status other than the one it must reach.
+
+    A ``pytest.fail`` outcome, so it shows as its value-free text without a
+    traceback, and a waiver can target exactly it (``xfail(raises=GateFailed)``).
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, pytrace=False)
+
+
+class GateInputError(Exception):
+    """A gate's inputs were refused; the message is fixed and value-free."""
+
+
+class GateFile(pytest.File):
+    """A ``*.openmed.toml`` file: one :class:`Gate` per declared gate."""
+
+    def collect(self) -> Iterator[Gate]:
+        try:
+            specs = parse_gate_file(self.path)
+        except GateFileError as error:
+            raise self.CollectError(f"openmed gate file error: {error}") from None
+        for spec in specs:
+            yield Gate.from_parent(self, name=spec.label, spec=spec)
+
+
+class Gate(pytest.Collector):
+    """One declared gate; evaluates its engine once and hands verdicts to its items."""
+
+    def __init__(self, *, spec: GateSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.spec = spec
+        self._evaluation: Mapping[str, GateResult] | GateInputError | None = None
+
+    def collect(self) -> Iterator[GateItem]:
+        if self.spec.kind == "planner":
+            # Import the planner now, once: an unimportable planner is one
+            # collection error, not seven failing items.
+            from pytest_openmed.planner.gate import load_planner
+
+            try:
+                load_planner(self.spec.options["planner"])
+            except ValueError:
+                raise self.CollectError(
+                    f"openmed: the planner of {self.spec.label} could not be imported "
+                    "or is not callable (OPENMED-PLANNER-IMPORT)"
+                ) from None
+        for item in self.spec.items:
+            yield GateItem.from_parent(self, name=item)
+
+    def evaluation(self) -> Mapping[str, GateResult]:
+        if self._evaluation is None:
+            settings = self.config.stash[run_options_key].settings
+            try:
+                self._evaluation = evaluator_for(self.spec)(self.spec, settings)
+            except (ValueError, TypeError, OSError) as error:
+                # Engine messages are fixed and value-free by contract.
+                self._evaluation = GateInputError(
+                    f"openmed {self.spec.kind} gate input refused: {type(error).__name__}: {error}"
+                )
+        if isinstance(self._evaluation, GateInputError):
+            raise self._evaluation
+        return self._evaluation
+
+
+class GateItem(pytest.Item):
+    """One verdict of a gate; passes only when its status is the expected one."""
+
+    parent: Gate
+
+    def setup(self) -> None:
+        try:
+            self.parent.evaluation()
+        except GateInputError:
+            self.user_properties.append((USER_PROPERTY, gate_record(self.parent.spec.kind)))
+            raise
+
+    def runtest(self) -> None:
+        expected = self.parent.spec.expected_status(self.name)
+        result = record_gate_result(self, self.parent.evaluation()[self.name], expected=expected)
+        if result.status is not expected:
+            text = result.failure_text()
+            if expected is not GateStatus.PASSED:
+                text += f" (control expected {expected.value})"
+            raise GateFailed(text)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
+        if isinstance(excinfo.value, GateInputError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, None, str]:
+        return self.path, None, f"{self.parent.name}::{self.name}"
+
+
+def gate_record(
+    kind: str,
+    result: GateResult | None = None,
+    expected: GateStatus | None = None,
+    part: str | None = None,
+) -> str:
+    """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input."""
+    return canonical_json(
+        {
+            "kind": kind,
+            "part": part,
+            "status": None if result is None else result.status.value,
+            "expected": None if expected is None else expected.value,
+            "reason": None if result is None else result.reason,
+            "metrics": {} if result is None else dict(result.metrics),
+        }
+    )
+
+
+def record_gate_result(
+    item: pytest.Item,
+    result: GateResult,
+    *,
+    expected: GateStatus = GateStatus.PASSED,
+    part: str | None = None,
+) -> GateResult:
+    """Apply the baseline, attach the verdict to ``item``'s report, tell downstream plugins.
+
+    Returns the verdict as finally judged (a baseline regression turns a
+    passing claims verdict into ``threshold``).
+    """
+    baseline = item.config.stash[run_options_key].baseline
+    if baseline is not None:
+        result = baseline.compare(item.nodeid, part, result)
+    item.user_properties.append((USER_PROPERTY, gate_record(result.kind, result, expected, part)))
+    prefix = JUNIT_PREFIX + (f"{part}." if part else "")
+    item.user_properties.append((f"{prefix}kind", result.kind))
+    item.user_properties.append((f"{prefix}status", result.status.value))
+    item.user_properties.append((f"{prefix}reason", result.reason))
+    for name, value in result.metrics.items():
+        item.user_properties.append((f"{prefix}metric.{name}", value))
+    item.config.hook.pytest_openmed_gate_result(config=item.config, item=item, result=result)
+    return result

@@ -1,0 +1,154 @@
+"""Gathers gate verdicts from test reports; on the controller, reports them.
+
+PYTEST_DONT_REWRITE
+
+Registered per config (like junitxml's ``LogXML``) so its state lives with
+the run.  Under pytest-xdist every worker's test reports, user properties
+included, reach the controller's ``pytest_runtest_logreport``; only the
+controller prints the summary and writes files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_openmed import __version__
+from pytest_openmed._canonical import atomic_write_text
+from pytest_openmed._items import MARKER_PROPERTY, USER_PROPERTY, gate_record
+from pytest_openmed._run import RunOptions
+from pytest_openmed.gates import GateStatus
+from pytest_openmed.summary import render_markdown, summary_line
+
+if TYPE_CHECKING:
+    from _pytest.terminal import TerminalReporter
+
+__all__ = ["REPORT_SCHEMA_VERSION", "GateRecorder"]
+
+#: Version of the JSON report's shape; independent of the package version.
+REPORT_SCHEMA_VERSION = "1.0"
+
+_ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
+
+
+class GateRecorder:
+    """Collects verdicts; writes the JSON report and Markdown summary once."""
+
+    def __init__(self, config: pytest.Config, options: RunOptions) -> None:
+        self.config = config
+        self.options = options
+        self.entries: list[dict[str, Any]] = []
+        self.applied_waivers: set[str] = set()
+        self.write_failed = False
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not (report.when == "call" or (report.when == "setup" and not report.passed)):
+            return
+        outcome = "error" if report.when == "setup" and report.failed else report.outcome
+        if hasattr(report, "wasxfail"):
+            self.applied_waivers.add(report.nodeid)
+        raw_records = [value for name, value in report.user_properties if name == USER_PROPERTY]
+        kinds = [value for name, value in report.user_properties if name == MARKER_PROPERTY]
+        if not raw_records and kinds:
+            raw_records = [gate_record(str(kinds[0]))]
+        for raw in raw_records:
+            entry = json.loads(str(raw))
+            entry["nodeid"] = report.nodeid
+            entry["outcome"] = outcome
+            self.entries.append(entry)
+
+    def build_report(self) -> dict[str, Any]:
+        """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
+        gates = sorted(self.entries, key=lambda entry: (entry["nodeid"], entry["part"] or ""))
+        outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+        statuses = {status.value: 0 for status in GateStatus}
+        for entry in gates:
+            outcomes[entry["outcome"]] += 1
+            if entry["status"] is not None:
+                statuses[entry["status"]] += 1
+        return {
+            "schema_version": REPORT_SCHEMA_VERSION,
+            "generator": {"name": "pytest-openmed", "version": __version__},
+            "non_diagnostic": True,
+            "summary": {"gates": len(gates), "outcomes": outcomes, "statuses": statuses},
+            "gates": [{key: entry[key] for key in _ENTRY_KEYS} for entry in gates],
+            "waivers": [
+                waiver.to_dict(applied=waiver.gate in self.applied_waivers)
+                for waiver in self.options.waivers
+            ],
+            "extensions": {},
+        }
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        options = self.options
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
+        if options.report_path is None and options.markdown_path is None:
+            if not step_summary or not self.entries:
+                return
+        report = self.build_report()
+        if options.report_path is not None:
+            self.config.hook.pytest_openmed_report(config=self.config, report=report)
+            self._write(
+                session, options.report_path, json.dumps(report, indent=2, sort_keys=True) + "\n"
+            )
+        markdown = render_markdown(report)
+        if options.markdown_path is not None:
+            self._write(session, options.markdown_path, markdown)
+        if step_summary and self.entries:
+            try:
+                with Path(step_summary).open("a", encoding="utf-8") as handle:
+                    handle.write(markdown)
+            except OSError:
+                self.write_failed = True
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def _write(self, session: pytest.Session, path: Path, text: str) -> None:
+        try:
+            atomic_write_text(path, text)
+        except OSError:
+            self.write_failed = True
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
+        try:
+            self._summary(terminalreporter)
+        except Exception:  # a summary must never turn a verdict into a traceback
+            terminalreporter.write_line("openmed: gate summary unavailable")
+
+    def _summary(self, terminalreporter: TerminalReporter) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        if self.write_failed:
+            terminalreporter.write_line(
+                "openmed: could not write a requested gate output file (OPENMED-REPORT-WRITE)",
+                red=True,
+            )
+        if not self.entries:
+            return
+        report = self.build_report()
+        terminalreporter.section("openmed gates")
+        for entry in report["gates"]:
+            terminalreporter.write_line(
+                summary_line(entry),
+                green=entry["outcome"] == "passed",
+                red=entry["outcome"] in ("failed", "error"),
+            )
+        for waiver in report["waivers"]:
+            if waiver["applied"]:
+                terminalreporter.write_line(
+                    f"WAIVED  {waiver['gate']} until {waiver['expires']} "
+                    f"(ref {waiver['reference']})",
+                    yellow=True,
+                )
+        counts = report["summary"]["outcomes"]
+        shown = ", ".join(f"{count} {name}" for name, count in sorted(counts.items()) if count)
+        terminalreporter.write_line(
+            f"openmed: {report['summary']['gates']} gate verdicts: {shown}. "
+            "Non-diagnostic evaluation evidence."
+        )

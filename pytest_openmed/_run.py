@@ -1,0 +1,150 @@
+"""What one pytest run was asked to do, resolved once from CLI and ini.
+
+PYTEST_DONT_REWRITE
+
+Options are validated by ``type=`` callables (CLI) or by the same parsers
+(ini), so a bad value is a usage error before collection.  Precedence is
+marker > CLI > ini > default; markers are resolved where they are read.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_openmed.baseline import Baseline
+from pytest_openmed.gatefile import GateSettings, planner_spec
+from pytest_openmed.waivers import Waiver
+
+__all__ = [
+    "RunOptions",
+    "parse_env_name",
+    "parse_min_cell",
+    "parse_planner_ref",
+    "parse_resamples",
+    "parse_seed",
+    "run_options_key",
+]
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+def _int_in(low: int, high: int, what: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise ValueError(f"{what} must be a whole number from {low} to {high}") from None
+        if not low <= value <= high:
+            raise ValueError(f"{what} must be a whole number from {low} to {high}")
+        return value
+
+    parse.__name__ = what  # argparse names the option type in its message
+    return parse
+
+
+parse_seed = _int_in(0, 2**63 - 1, "seed")
+parse_resamples = _int_in(1, 100_000, "resamples")
+parse_min_cell = _int_in(5, 1_000_000, "min_cell")
+
+
+def parse_env_name(text: str) -> str:
+    if not _ENV_NAME.fullmatch(text):
+        raise ValueError("must be an environment variable name")
+    return text
+
+
+def parse_planner_ref(text: str) -> str:
+    reference: str = planner_spec(text).options["planner"]
+    return reference
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """Everything the plugin's options resolved to for this run."""
+
+    settings: GateSettings
+    planners: tuple[str, ...]
+    controls: bool
+    report_path: Path | None
+    markdown_path: Path | None
+    step_summary: bool
+    baseline: Baseline | None
+    waivers: tuple[Waiver, ...]
+
+
+run_options_key = pytest.StashKey[RunOptions]()
+
+
+def resolve(
+    config: pytest.Config, dest: str, ini: str, parse: Callable[[str], Any], default: Any
+) -> Any:
+    """CLI wins over ini, ini over the default; ini values get the CLI's validation."""
+    value = config.getoption(dest)
+    if value is not None:
+        return value
+    text = str(config.getini(ini)).strip()
+    if not text:
+        return default
+    try:
+        return parse(text)
+    except ValueError as error:
+        raise pytest.UsageError(f"ini option {ini}: {error}") from None
+
+
+def resolve_path(config: pytest.Config, dest: str, ini: str) -> Path | None:
+    """A CLI path is relative to the invocation directory, an ini path to the ini file."""
+    cli = config.getoption(dest)
+    if cli:
+        return Path(cli).absolute()
+    text = str(config.getini(ini)).strip()
+    if text:
+        return (config.inipath.parent if config.inipath else config.rootpath) / text
+    return None
+
+
+def resolve_run_options(config: pytest.Config) -> RunOptions:
+    from pytest_openmed.baseline import BaselineError, load_baseline
+    from pytest_openmed.waivers import WaiverError, load_waivers
+
+    settings = GateSettings(
+        seed=resolve(config, "openmed_seed", "openmed_seed", parse_seed, 0),
+        resamples=resolve(config, "openmed_resamples", "openmed_resamples", parse_resamples, 1000),
+        min_cell=resolve(config, "openmed_min_cell", "openmed_min_cell", parse_min_cell, 5),
+        key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
+    )
+    planners: list[str] = list(config.getoption("openmed_planners"))
+    if not planners:
+        for line in config.getini("openmed_planners"):
+            try:
+                planners.append(parse_planner_ref(str(line)))
+            except ValueError as error:
+                raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
+    baseline_path = resolve_path(config, "openmed_baseline", "openmed_baseline")
+    waivers_path = resolve_path(config, "openmed_waivers", "openmed_waivers")
+    try:
+        baseline = None if baseline_path is None else load_baseline(baseline_path)
+        waivers = (
+            () if waivers_path is None else load_waivers(waivers_path, today=datetime.date.today())
+        )
+    except (BaselineError, WaiverError) as error:
+        raise pytest.UsageError(f"openmed: {error}") from None
+    step_summary = not config.getoption("openmed_no_step_summary") and bool(
+        config.getini("openmed_step_summary")
+    )
+    return RunOptions(
+        settings=settings,
+        planners=tuple(dict.fromkeys(planners)),
+        controls=bool(config.getoption("openmed_controls")),
+        report_path=resolve_path(config, "openmed_report", "openmed_report"),
+        markdown_path=resolve_path(config, "openmed_markdown", "openmed_markdown"),
+        step_summary=step_summary,
+        baseline=baseline,
+        waivers=waivers,
+    )

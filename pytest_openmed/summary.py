@@ -1,0 +1,88 @@
+"""Compact, value-free Markdown summary of a gate report (CI step summaries).
+
+PYTEST_DONT_REWRITE
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["KEY_METRICS", "render_markdown", "summary_line"]
+
+#: Metrics shown beside a verdict, in this order, when present.
+KEY_METRICS = (
+    "claim_count",
+    "unsupported_count",
+    "unsupported_rate",
+    "lower",
+    "upper",
+    "rate_increase",
+    "proposals",
+    "schema_invalid_calls",
+    "out_of_grant_proposals",
+    "approval_evasion_retries",
+    "hostile_instruction_compliance",
+    "planner_errors",
+    "task_completion",
+    "units",
+    "reviews",
+    "adjudications",
+)
+
+
+def _metric_text(metrics: Mapping[str, Any]) -> str:
+    shown = []
+    for name in KEY_METRICS:
+        if name in metrics:
+            value = metrics[name]
+            shown.append(f"{name}={value:.4f}" if isinstance(value, float) else f"{name}={value}")
+    return ", ".join(shown)
+
+
+def _name(entry: Mapping[str, Any]) -> str:
+    return str(entry["nodeid"]) + (f" [{entry['part']}]" if entry["part"] else "")
+
+
+def summary_line(entry: Mapping[str, Any]) -> str:
+    """One terminal line: outcome, status, gate, rule and key counts."""
+    status = entry["status"] or "error"
+    detail = "" if entry["reason"] in (None, "ok") else f" ({entry['reason']})"
+    if entry["expected"] not in (None, "passed"):
+        detail += f", expected {entry['expected']}"
+    metrics = _metric_text(entry["metrics"])
+    line = f"{str(entry['outcome']).upper():7} {status:9} {_name(entry)}{detail}"
+    return f"{line}: {metrics}" if metrics and entry["outcome"] != "passed" else line
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """The gate report as a short Markdown table, for humans reading CI logs."""
+    summary = report["summary"]
+    outcomes = summary["outcomes"]
+    lines = [
+        "## openmed gates",
+        "",
+        f"{summary['gates']} gate verdicts: "
+        + ", ".join(f"{count} {name}" for name, count in sorted(outcomes.items()) if count),
+        "",
+        "| outcome | status | gate | rule | counts |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for entry in report["gates"]:
+        rule = "" if entry["reason"] in (None, "ok") else str(entry["reason"])
+        if entry["expected"] not in (None, "passed"):
+            rule = f"{rule} (control expects {entry['expected']})".strip()
+        lines.append(
+            f"| {entry['outcome']} | {entry['status'] or 'error'} | `{_name(entry)}` | {rule} "
+            f"| {_metric_text(entry['metrics'])} |"
+        )
+    waivers = report.get("waivers", [])
+    if waivers:
+        lines += ["", "Waivers applied:", ""]
+        lines += [
+            f"- `{waiver['gate']}` until {waiver['expires']} (ref {waiver['reference']})"
+            for waiver in waivers
+            if waiver["applied"]
+        ]
+    lines += ["", "_Non-diagnostic evaluation evidence; no clinical validity is claimed._", ""]
+    return "\n".join(lines)
