@@ -1,0 +1,111 @@
+"""Every message the claims engine raises: fixed strings, kept in one place.
+
+PYTEST_DONT_REWRITE
+
+Inputs carry identifiers, claim keys and paths that must never surface, so no
+message is ever built from input.  Keeping them all here lets the tests prove
+that whatever an arbitrary input provokes, the text is one of these.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MESSAGES"]
+
+# Collections and limits.
+CLAIMS_NOT_ITERABLE = "claims must be an iterable of claim records"
+EVIDENCE_NOT_ITERABLE = "evidence must be an iterable of evidence records"
+TOO_MANY_CLAIMS = "too many claims: the limit is 100,000 per evaluation"
+TOO_MANY_EVIDENCE = "too many evidence rows: the limit is 200,000 per evaluation"
+TOO_MANY_CITATIONS = "too many citations on one claim: the limit is 512"
+TOO_MANY_DRAWS = (
+    "bootstrap too large: 2 x claims x resamples must not exceed 20,000,000 claim draws"
+)
+
+# Records.
+CLAIM_RECORD_TYPE = "each claim must be a mapping or an object with claim fields"
+EVIDENCE_RECORD_TYPE = "each evidence row must be a mapping or an object with evidence fields"
+CLAIM_ID_MISSING = "a claim is missing claim_id"
+CLAIM_CLASS_MISSING = "a claim is missing claim_class"
+CLAIM_KEY_MISSING = "a claim is missing claim_key"
+CITATIONS_MISSING = "a claim is missing evidence_ids (use an empty list for no citation)"
+CITATIONS_TYPE = "evidence_ids must be a list of evidence ids"
+EVIDENCE_ID_MISSING = "an evidence row is missing evidence_id"
+APPROVED_MISSING = "an evidence row is missing approved"
+APPROVED_TYPE = "approved must be a bool (true or false)"
+APPROVED_CONFLICT = "an evidence row has conflicting approved and is_approved values"
+ID_TYPE = "claim and evidence ids must be non-empty strings or integers"
+DUPLICATE_CLAIM_ID = "duplicate claim_id: claim ids must be unique"
+DUPLICATE_EVIDENCE_ID = "duplicate evidence_id: evidence ids must be unique"
+
+# Relations.
+RELATION_TYPE = "relation must be one of: supports, contradicts, unresolved"
+RELATION_FLAG_TYPE = "relation flags (supports, supported, contradicts, contradicted) must be bools"
+RELATION_MISSING = "an evidence row has no relation (set relation or a relation flag)"
+RELATION_AMBIGUOUS = "an evidence row's relation flags leave its relation undetermined"
+RELATION_CONFLICT = "an evidence row has conflicting relation labels and flags"
+
+# Claim classes.
+CLASS_TYPE = "claim_class must be a string"
+CLASS_INVALID = (
+    "claim_class must normalise to 1-64 characters of a-z, 0-9 and '_' starting with a-z or 0-9"
+)
+
+# Claim keys.
+KEY_TYPE = (
+    "claim_key must be JSON-like: string, number, bool, null, list or object with string keys"
+)
+KEY_NOT_FINITE = "claim_key numbers must be finite"
+KEY_OBJECT_KEY = "claim_key object keys must be strings"
+KEY_TOO_DEEP = "claim_key nests more than 32 containers"
+KEY_TOO_LARGE = "claim_key has more than 10,000 nodes"
+
+# Bootstrap configuration.
+RESAMPLES_TYPE = "n_resamples must be an integer"
+RESAMPLES_RANGE = "n_resamples must be from 1 to 100,000"
+SEED_TYPE = "seed must be an integer"
+SEED_RANGE = "seed must be from 0 to 2**63 - 1"
+ALPHA_TYPE = "alpha must be a number"
+ALPHA_RANGE = "alpha must be strictly between 0 and 1"
+
+# Reports (construction and from_json revalidation).
+REPORT_TEXT_TYPE = "a claims report must be given as JSON text (str)"
+REPORT_TOO_LARGE = "claims report text exceeds 64 MiB"
+REPORT_NOT_JSON = "claims report is not valid JSON"
+REPORT_SHAPE = "claims report does not have the expected fields"
+REPORT_VERSION = "claims report schema or schema_version is not supported"
+REPORT_NUMBER = "claims report numbers must be of the expected type and range"
+REPORT_COUNTS = "claims report counts do not agree with each other"
+REPORT_RATE = "claims report rate does not equal unsupported_count / claim_count"
+REPORT_INTERVAL = "claims report interval must satisfy 0 <= lower <= point <= upper <= 1"
+REPORT_INTERVAL_POINT = "claims report interval point must equal the unsupported rate"
+REPORT_DEGENERATE = (
+    "claims report interval must be degenerate, and zero-width, exactly below two claims"
+)
+REPORT_ZERO_WIDTH = "claims report interval must be zero-width when all claims share one outcome"
+REPORT_CONFIGURATION = "claims report intervals disagree with the report configuration"
+REPORT_CLASS = "claims report classes must be normalised class names with at least one claim"
+REPORT_DIGEST = "claims report evidence digest must be a 'sha256:' digest"
+REPORT_EVIDENCE_COUNT = "claims report evidence count must be from 0 to 200,000"
+REPORT_TYPE = "claims report parts must be report value objects"
+
+# Input files (gate adapter).
+FILE_UNREADABLE = "a claims gate input file could not be read"
+FILE_TOO_LARGE = "a claims gate input file exceeds 256 MiB"
+FILE_EMPTY = "a claims gate input file is empty (write [] for an empty collection)"
+FILE_NOT_UTF8 = "a claims gate input file is not UTF-8 text"
+FILE_NOT_JSON = "a claims gate input file is not a JSON array or JSON Lines"
+FILE_DUPLICATE_KEY = "a claims gate input file has a record with a duplicate field name"
+FILE_RECORD_TYPE = "every record of a claims gate input file must be a JSON object"
+FILE_TOO_MANY_CLAIMS = "a claims gate claims file has more than 100,000 records"
+FILE_TOO_MANY_EVIDENCE = "a claims gate evidence file has more than 200,000 records"
+
+# Gate thresholds.
+THRESHOLD_VALUE = "claims gate thresholds must be numbers from 0 to 1"
+THRESHOLD_NAME = "claims gate thresholds are max_unsupported_rate and max_upper"
+GATE_ITEM = "claims gate items must be 'overall' or 'class[<class>]' with a class threshold"
+GATE_OPTIONS = "claims gate options are incomplete or of the wrong type"
+
+#: Every message above; an exception from this engine carries exactly one of them.
+MESSAGES: frozenset[str] = frozenset(
+    value for name, value in dict(globals()).items() if name.isupper() and type(value) is str
+)

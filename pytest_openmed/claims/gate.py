@@ -1,0 +1,222 @@
+"""The claims gate: read the gate's input files, score, and judge thresholds.
+
+PYTEST_DONT_REWRITE
+
+The plugin calls :func:`evaluate_gate` when a ``[[claims]]`` gate item runs.
+Input files are JSON arrays or JSON Lines of records; they are size- and
+count-bounded, and every problem is an ``OSError``/``ValueError`` with a fixed
+message (never the path or the content).  Verdicts carry names and numbers only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from pytest_openmed.claims import errors
+from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
+from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
+from pytest_openmed.claims.scoring import score_summary_claims
+from pytest_openmed.gatefile import GateSettings, GateSpec
+from pytest_openmed.gates import GateResult, GateStatus, MetricValue
+
+__all__ = ["MAX_INPUT_BYTES", "evaluate_gate", "evaluate_thresholds", "load_records"]
+
+#: Largest claims or evidence file a gate reads.
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+_THRESHOLD_NAMES = ("max_unsupported_rate", "max_upper")
+_NO_CLASSES: Mapping[str, Mapping[str, float]] = MappingProxyType({})
+_LIMIT_MESSAGES = {
+    MAX_CLAIMS: errors.FILE_TOO_MANY_CLAIMS,
+    MAX_EVIDENCE: errors.FILE_TOO_MANY_EVIDENCE,
+}
+
+
+def load_records(path: Path, *, limit: int = MAX_EVIDENCE) -> list[dict[str, Any]]:
+    """Records of a JSON array (first non-blank character ``[``) or JSON Lines file.
+
+    ``limit`` is :data:`~.records.MAX_CLAIMS` or :data:`~.records.MAX_EVIDENCE`.
+    A whitespace-only file is refused (``[]`` is the empty collection); blank
+    JSON Lines lines are skipped; objects with a repeated field name are refused.
+    """
+    too_many = _LIMIT_MESSAGES.get(limit)
+    if too_many is None:
+        raise ValueError(errors.GATE_OPTIONS)
+    text = _read_text(path)
+    start = text.lstrip()
+    if not start:
+        raise ValueError(errors.FILE_EMPTY)
+    if start.startswith("["):
+        document = _parse_json(start)
+        if type(document) is not list:
+            raise ValueError(errors.FILE_NOT_JSON)
+        if len(document) > limit:
+            raise ValueError(too_many)
+        records = document
+    else:
+        records = []
+        for line in start.splitlines():
+            if not line.strip():
+                continue
+            if len(records) == limit:
+                raise ValueError(too_many)
+            records.append(_parse_json(line))
+    for record in records:
+        if type(record) is not dict:
+            raise ValueError(errors.FILE_RECORD_TYPE)
+    return records
+
+
+def _read_text(path: Path) -> str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)
+    except (OSError, TypeError, ValueError):
+        raise OSError(errors.FILE_UNREADABLE) from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValueError(errors.FILE_TOO_LARGE)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(errors.FILE_NOT_UTF8) from None
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_unique_fields, parse_constant=_refuse_constant)
+    except _DuplicateField:
+        raise ValueError(errors.FILE_DUPLICATE_KEY) from None
+    except (ValueError, RecursionError):
+        raise ValueError(errors.FILE_NOT_JSON) from None
+
+
+class _DuplicateField(Exception):
+    """Internal signal: a JSON object repeats a field name."""
+
+
+def _unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateField
+    return result
+
+
+def _refuse_constant(_name: str) -> None:
+    raise ValueError(errors.FILE_NOT_JSON)
+
+
+def evaluate_thresholds(
+    report: UnsupportedClaimsReport,
+    *,
+    max_unsupported_rate: float | None = None,
+    max_upper: float | None = None,
+    classes: Mapping[str, Mapping[str, float]] = _NO_CLASSES,
+) -> dict[str, GateResult]:
+    """Verdicts for ``overall`` and for ``class[<label>]`` of each label in ``classes``.
+
+    The rate rule is checked first (``unsupported_rate`` when the rate exceeds
+    ``max_unsupported_rate``), then the interval rule (``interval_upper`` when
+    the interval's upper bound exceeds ``max_upper``).  A class with thresholds
+    but no claims in the input passes with ``claim_count`` 0: zero claims have
+    zero unsupported claims.  Labels are normalised like claim classes, so a
+    custom class is found under its ``class_`` token.
+    """
+    if not isinstance(report, UnsupportedClaimsReport) or not isinstance(classes, Mapping):
+        raise TypeError(errors.GATE_OPTIONS)
+    results = {"overall": _verdict(report.overall, max_unsupported_rate, max_upper)}
+    for label, thresholds in classes.items():
+        if not isinstance(thresholds, Mapping):
+            raise TypeError(errors.GATE_OPTIONS)
+        if set(thresholds) - set(_THRESHOLD_NAMES):
+            raise ValueError(errors.THRESHOLD_NAME)
+        metrics = report.by_claim_class.get(normalise_class(label))
+        results[f"class[{label}]"] = _verdict(
+            metrics, thresholds.get("max_unsupported_rate"), thresholds.get("max_upper")
+        )
+    return results
+
+
+def _threshold(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(errors.THRESHOLD_VALUE)
+    result = float(value)
+    if not (math.isfinite(result) and 0.0 <= result <= 1.0):
+        raise ValueError(errors.THRESHOLD_VALUE)
+    return result
+
+
+def _verdict(
+    metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object
+) -> GateResult:
+    rate_limit = _threshold(max_rate)
+    upper_limit = _threshold(max_upper)
+    values: dict[str, MetricValue] = {
+        "claim_count": 0,
+        "unsupported_count": 0,
+        "unsupported_rate": 0.0,
+        "lower": 0.0,
+        "upper": 0.0,
+        "degenerate": True,
+        **dict.fromkeys(STATES, 0),
+        "max_unsupported_rate": rate_limit,
+        "max_upper": upper_limit,
+    }
+    status, reason = GateStatus.PASSED, "ok"
+    if metrics is not None:
+        values.update(
+            claim_count=metrics.claim_count,
+            unsupported_count=metrics.unsupported_count,
+            unsupported_rate=metrics.unsupported_rate,
+            lower=metrics.interval.lower,
+            upper=metrics.interval.upper,
+            degenerate=metrics.interval.degenerate,
+            **metrics.counts,
+        )
+        if rate_limit is not None and metrics.unsupported_rate > rate_limit:
+            status, reason = GateStatus.THRESHOLD, "unsupported_rate"
+        elif upper_limit is not None and metrics.interval.upper > upper_limit:
+            status, reason = GateStatus.THRESHOLD, "interval_upper"
+    return GateResult(kind="claims", status=status, reason=reason, metrics=values)
+
+
+def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
+    """One verdict per item of a ``[[claims]]`` gate (``overall``, ``class[<label>]``)."""
+    options = spec.options
+    try:
+        claims_path = options["claims"]
+        evidence_path = options["evidence"]
+        seed = options.get("seed")
+        resamples = options.get("resamples")
+        thresholds = options.get("thresholds", {})
+        classes = options.get("classes", {})
+        alpha = options.get("alpha", 0.05)
+    except (KeyError, TypeError):
+        raise ValueError(errors.GATE_OPTIONS) from None
+    if not isinstance(thresholds, Mapping) or not isinstance(classes, Mapping):
+        raise TypeError(errors.GATE_OPTIONS)
+    if set(thresholds) - set(_THRESHOLD_NAMES):
+        raise ValueError(errors.THRESHOLD_NAME)
+    wanted = {f"class[{label}]" for label in classes} | {"overall"}
+    if not set(spec.items) <= wanted:
+        raise ValueError(errors.GATE_ITEM)
+    report = score_summary_claims(
+        load_records(claims_path, limit=MAX_CLAIMS),
+        load_records(evidence_path, limit=MAX_EVIDENCE),
+        n_resamples=settings.resamples if resamples is None else resamples,
+        seed=settings.seed if seed is None else seed,
+        alpha=alpha,
+    )
+    results = evaluate_thresholds(
+        report,
+        max_unsupported_rate=thresholds.get("max_unsupported_rate"),
+        max_upper=thresholds.get("max_upper"),
+        classes=classes,
+    )
+    return {item: results[item] for item in spec.items}

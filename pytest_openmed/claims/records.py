@@ -1,0 +1,465 @@
+"""Claim and evidence records: checked, normalised, never echoed.
+
+PYTEST_DONT_REWRITE
+
+Callers hand over mappings or typed objects (dataclasses, named tuples, model
+instances) that carry identifiers and claim keys.  This module reads each
+record once, refuses anything outside the contract with a fixed message from
+:mod:`pytest_openmed.claims.errors`, and keeps only what scoring needs: ids
+for lookups, normalised claim classes, relations, and claim keys for linking.
+
+The per-record work is deliberately lean (a 100,000-claim evaluation must
+finish in well under a second): claim keys are walked only when they are
+containers, and fingerprinted only when an evidence row links by key and a
+plain comparison cannot decide.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple, TypeVar
+
+from pytest_openmed._canonical import bounded, digest_json, is_digest
+from pytest_openmed.claims import errors
+
+__all__ = [
+    "MAX_CITATIONS",
+    "MAX_CLAIMS",
+    "MAX_EVIDENCE",
+    "MAX_KEY_DEPTH",
+    "MAX_KEY_NODES",
+    "RELATIONS",
+    "STANDARD_CLASSES",
+    "ClaimFields",
+    "EvidenceIndex",
+    "EvidenceRow",
+    "RecordId",
+    "check_claim_key",
+    "claim_fields",
+    "collect",
+    "evidence_fields",
+    "key_fingerprint",
+    "keys_match",
+    "normalise_class",
+    "read_evidence",
+]
+
+T = TypeVar("T")
+
+#: A claim or evidence identifier: a non-empty ``str`` or an ``int`` (never a bool).
+RecordId = str | int
+
+MAX_CLAIMS = 100_000
+MAX_EVIDENCE = 200_000
+MAX_CITATIONS = 512
+MAX_KEY_DEPTH = 32
+MAX_KEY_NODES = 10_000
+
+#: Claim classes that stay readable in reports; any other label becomes a digest token.
+STANDARD_CLASSES = frozenset(
+    {
+        "allergy",
+        "diagnosis",
+        "finding",
+        "history",
+        "lab",
+        "medication",
+        "other",
+        "procedure",
+        "symptom",
+        "treatment",
+        "vital",
+    }
+)
+
+SUPPORTS = "supports"
+CONTRADICTS = "contradicts"
+UNRESOLVED = "unresolved"
+#: The three relations an evidence row can have, in their canonical spelling.
+RELATIONS = (SUPPORTS, CONTRADICTS, UNRESOLVED)
+
+_RELATION_LABELS = {
+    "supports": SUPPORTS,
+    "supported": SUPPORTS,
+    "contradicts": CONTRADICTS,
+    "contradicted": CONTRADICTS,
+    "unresolved": UNRESOLVED,
+}
+
+# Evidence fields that only the full check understands (approval and relation aliases).
+_ALIAS_FIELDS = frozenset({"is_approved", "supports", "supported", "contradicts", "contradicted"})
+
+_OUTSIDE_CLASS_ALPHABET = re.compile(r"[^a-z0-9]+")
+_NORMALISED_CLASS = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
+_CLASS_TOKEN = re.compile(r"class_[0-9a-f]{16}")
+
+# Values that are plainly not records; everything else that is not a mapping
+# is read as a typed object, by attribute.
+_NOT_RECORDS = (str, bytes, bytearray, int, float, list, set, frozenset, type(None))
+
+
+class ClaimFields(NamedTuple):
+    """One claim as read: its id, raw class label, claim key and cited ids."""
+
+    claim_id: RecordId
+    claim_class: str
+    claim_key: Any
+    evidence_ids: tuple[RecordId, ...]
+
+
+class EvidenceRow(NamedTuple):
+    """One evidence row as read; ``claim_key``/``claim_id`` are ``None`` when not declared."""
+
+    approved: bool
+    relation: str
+    claim_key: Any
+    claim_id: RecordId | None
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceIndex:
+    """Evidence rows by id, with the count and digest a report records."""
+
+    rows: Mapping[RecordId, EvidenceRow]
+    digest: str
+
+    @property
+    def count(self) -> int:
+        return len(self.rows)
+
+    def __repr__(self) -> str:
+        return f"EvidenceIndex(count={self.count})"
+
+
+def collect(items: object, limit: int, type_message: str, limit_message: str) -> list[Any]:
+    """Materialise a collection of records, consuming at most ``limit + 1`` items."""
+    if type(items) is list:
+        if len(items) > limit:
+            raise ValueError(limit_message)
+        return items
+    if type(items) is tuple:
+        if len(items) > limit:
+            raise ValueError(limit_message)
+        return list(items)
+    if isinstance(items, str | bytes | bytearray | Mapping):
+        raise TypeError(type_message)
+    try:
+        iterator: Iterator[Any] = iter(items)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(type_message) from None
+    return bounded(iterator, limit, limit_message)
+
+
+def normalise_class(label: object) -> str:
+    """The report name of a claim class label.
+
+    Case-fold, turn every run of characters outside ``a-z0-9`` into one ``_``,
+    strip ``_`` at both ends; the result must match ``[a-z0-9][a-z0-9_]{0,63}``.
+    Standard classes and existing ``class_`` + 16-hex tokens are kept; any
+    other label becomes ``class_`` + the first 16 hex digits of its SHA-256,
+    so a caller-supplied value never reaches a report.
+    """
+    if type(label) is not str:
+        raise TypeError(errors.CLASS_TYPE)
+    folded = _OUTSIDE_CLASS_ALPHABET.sub("_", label.casefold()).strip("_")
+    if not _NORMALISED_CLASS.fullmatch(folded):
+        raise ValueError(errors.CLASS_INVALID)
+    if folded in STANDARD_CLASSES or _CLASS_TOKEN.fullmatch(folded):
+        return folded
+    return "class_" + hashlib.sha256(folded.encode("ascii")).hexdigest()[:16]
+
+
+def check_claim_key(key: object) -> None:
+    """Refuse a claim key that is not JSON-like or exceeds the nesting/node limits.
+
+    A key may nest 32 containers around a value (33 is refused) and hold at
+    most 10,000 nodes, containers and leaves counted (object keys are not
+    nodes); object keys must be strings.
+    """
+    kind = type(key)
+    if kind is str or kind is int or kind is bool:
+        return
+    if kind is float:
+        if not math.isfinite(key):  # type: ignore[arg-type]
+            raise ValueError(errors.KEY_NOT_FINITE)
+        return
+    _check_key_structure(key)
+
+
+def _check_key_structure(root: object) -> None:
+    nodes = 1
+    pending: list[tuple[object, int]] = [(root, 0)]
+    while pending:
+        value, around = pending.pop()
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            continue
+        if kind is float:
+            if not math.isfinite(value):  # type: ignore[arg-type]
+                raise ValueError(errors.KEY_NOT_FINITE)
+            continue
+        if kind is dict:
+            children: Iterable[object] = value.values()  # type: ignore[attr-defined]
+            if not all(type(name) is str for name in value):  # type: ignore[attr-defined]
+                raise TypeError(errors.KEY_OBJECT_KEY)
+        elif kind is list or kind is tuple:
+            children = value  # type: ignore[assignment]
+        else:
+            raise TypeError(errors.KEY_TYPE)
+        if around + 1 > MAX_KEY_DEPTH:
+            raise ValueError(errors.KEY_TOO_DEEP)
+        nodes += len(value)  # type: ignore[arg-type]
+        if nodes > MAX_KEY_NODES:
+            raise ValueError(errors.KEY_TOO_LARGE)
+        pending.extend((child, around + 1) for child in children)
+
+
+def key_fingerprint(key: object) -> str:
+    """``sha256:`` fingerprint of a checked claim key.
+
+    A key that already is a ``sha256:`` digest is its own fingerprint, so
+    fingerprinted records stay linkable when they are fed back in.
+    """
+    if is_digest(key):
+        return key  # type: ignore[return-value]
+    return digest_json(key)
+
+
+def keys_match(claim_key: object, link_key: object) -> bool:
+    """Whether two checked claim keys have the same canonical JSON fingerprint.
+
+    Two strings that are both digests, or both not, match exactly when they are
+    equal; only the mixed and structured cases need hashing.
+    """
+    if type(claim_key) is str and type(link_key) is str:
+        if claim_key == link_key:
+            return True
+        if is_digest(claim_key) == is_digest(link_key):
+            return False
+    return key_fingerprint(claim_key) == key_fingerprint(link_key)
+
+
+def _reader(record: object, type_message: str) -> Callable[[str], Any]:
+    """A field getter for a mapping (by key) or a typed object (by attribute)."""
+    if type(record) is dict or isinstance(record, Mapping):
+        return record.get
+    if isinstance(record, _NOT_RECORDS):
+        raise TypeError(type_message)
+    return lambda name: getattr(record, name, None)
+
+
+def _check_id(value: object) -> RecordId:
+    kind = type(value)
+    if kind is int:
+        return value  # type: ignore[return-value]
+    if kind is str:
+        if not value:
+            raise ValueError(errors.ID_TYPE)
+        return value  # type: ignore[return-value]
+    raise TypeError(errors.ID_TYPE)
+
+
+def _citations(cited: object) -> tuple[RecordId, ...]:
+    if cited is None:
+        raise ValueError(errors.CITATIONS_MISSING)
+    if type(cited) is list or type(cited) is tuple:
+        if len(cited) > MAX_CITATIONS:
+            raise ValueError(errors.TOO_MANY_CITATIONS)
+        items: list[Any] | tuple[Any, ...] = cited
+    elif isinstance(cited, str | bytes | bytearray | Mapping):
+        raise TypeError(errors.CITATIONS_TYPE)
+    else:
+        try:
+            iterator: Iterator[Any] = iter(cited)  # type: ignore[call-overload]
+        except TypeError:
+            raise TypeError(errors.CITATIONS_TYPE) from None
+        items = bounded(iterator, MAX_CITATIONS, errors.TOO_MANY_CITATIONS)
+    for evidence_id in items:
+        kind = type(evidence_id)
+        if not ((kind is str and evidence_id) or kind is int):
+            _check_id(evidence_id)
+    return tuple(items)
+
+
+def claim_fields(record: object) -> ClaimFields:
+    """Read and check one claim record (class label not yet normalised)."""
+    if type(record) is dict:
+        plain = _plain_claim(record)
+        if plain is not None:
+            return plain
+    get = _reader(record, errors.CLAIM_RECORD_TYPE)
+    claim_id = get("claim_id")
+    label = get("claim_class")
+    key = get("claim_key")
+    cited = get("evidence_ids")
+    if claim_id is None:
+        raise ValueError(errors.CLAIM_ID_MISSING)
+    if label is None:
+        raise ValueError(errors.CLAIM_CLASS_MISSING)
+    if key is None:
+        raise ValueError(errors.CLAIM_KEY_MISSING)
+    if type(label) is not str:
+        raise TypeError(errors.CLASS_TYPE)
+    check_claim_key(key)
+    return ClaimFields(_check_id(claim_id), label, key, _citations(cited))
+
+
+def _plain_claim(record: dict[str, Any]) -> ClaimFields | None:
+    """Fast path for the common, well-formed dict claim; ``None`` means "check fully".
+
+    It accepts only what the full check accepts, so it changes speed, not results.
+    """
+    get = record.get
+    claim_id = get("claim_id")
+    label = get("claim_class")
+    key = get("claim_key")
+    cited = get("evidence_ids")
+    if not (
+        ((type(claim_id) is str and claim_id) or type(claim_id) is int)
+        and type(label) is str
+        and type(key) is str
+        and type(cited) is list
+        and len(cited) <= MAX_CITATIONS
+    ):
+        return None
+    for evidence_id in cited:
+        if not ((type(evidence_id) is str and evidence_id) or type(evidence_id) is int):
+            return None
+    return ClaimFields(claim_id, label, key, tuple(cited))
+
+
+def _approved(value: object, alias: object) -> bool:
+    if value is None:
+        if alias is None:
+            raise ValueError(errors.APPROVED_MISSING)
+        value, alias = alias, None
+    if type(value) is not bool or (alias is not None and type(alias) is not bool):
+        raise TypeError(errors.APPROVED_TYPE)
+    if alias is not None and alias is not value:
+        raise ValueError(errors.APPROVED_CONFLICT)
+    return value
+
+
+def _relation(label: object, flags: tuple[tuple[object, str], ...]) -> str:
+    """The one relation that the label and the boolean flags agree on.
+
+    ``supports: true`` means the relation is ``supports``; ``supports: false``
+    that it is not.  Disagreement is rejected, and so is a set of flags that
+    leaves more than one relation possible.
+    """
+    relation = None
+    if label is not None:
+        if type(label) is not str:
+            raise TypeError(errors.RELATION_TYPE)
+        relation = _RELATION_LABELS.get(label)
+        if relation is None:
+            raise ValueError(errors.RELATION_TYPE)
+    if all(flag is None for flag, _ in flags):
+        if relation is None:
+            raise ValueError(errors.RELATION_MISSING)
+        return relation
+    possible = set(RELATIONS) if relation is None else {relation}
+    for flag, flagged in flags:
+        if flag is None:
+            continue
+        if type(flag) is not bool:
+            raise TypeError(errors.RELATION_FLAG_TYPE)
+        if flag:
+            possible &= {flagged}
+        else:
+            possible.discard(flagged)
+    if not possible:
+        raise ValueError(errors.RELATION_CONFLICT)
+    if len(possible) > 1:
+        raise ValueError(errors.RELATION_AMBIGUOUS)
+    return possible.pop()
+
+
+def evidence_fields(record: object) -> tuple[RecordId, EvidenceRow]:
+    """Read and check one evidence record."""
+    if type(record) is dict and _ALIAS_FIELDS.isdisjoint(record):
+        plain = _plain_evidence(record)
+        if plain is not None:
+            return plain
+    get = _reader(record, errors.EVIDENCE_RECORD_TYPE)
+    evidence_id = get("evidence_id")
+    if evidence_id is None:
+        raise ValueError(errors.EVIDENCE_ID_MISSING)
+    evidence_id = _check_id(evidence_id)
+    approved = _approved(get("approved"), get("is_approved"))
+    relation = _relation(
+        get("relation"),
+        (
+            (get("supports"), SUPPORTS),
+            (get("supported"), SUPPORTS),
+            (get("contradicts"), CONTRADICTS),
+            (get("contradicted"), CONTRADICTS),
+        ),
+    )
+    link_key = get("claim_key")
+    if link_key is not None:
+        check_claim_key(link_key)
+    link_id = get("claim_id")
+    if link_id is not None:
+        link_id = _check_id(link_id)
+    return evidence_id, EvidenceRow(approved, relation, link_key, link_id)
+
+
+def _plain_evidence(record: dict[str, Any]) -> tuple[RecordId, EvidenceRow] | None:
+    """Fast path for a well-formed dict row without alias fields; ``None`` means "check fully"."""
+    get = record.get
+    evidence_id = get("evidence_id")
+    approved = get("approved")
+    label = get("relation")
+    link_key = get("claim_key")
+    link_id = get("claim_id")
+    relation = _RELATION_LABELS.get(label) if type(label) is str else None
+    if (
+        relation is not None
+        and type(approved) is bool
+        and ((type(evidence_id) is str and evidence_id) or type(evidence_id) is int)
+        and (link_key is None or type(link_key) is str)
+        and (link_id is None or (type(link_id) is str and link_id) or type(link_id) is int)
+    ):
+        return evidence_id, EvidenceRow(approved, relation, link_key, link_id)
+    return None
+
+
+def read_evidence(evidence: object) -> EvidenceIndex:
+    """Check every evidence row, refuse duplicate ids, and digest the set."""
+    records = collect(
+        evidence, MAX_EVIDENCE, errors.EVIDENCE_NOT_ITERABLE, errors.TOO_MANY_EVIDENCE
+    )
+    rows: dict[RecordId, EvidenceRow] = {}
+    for record in records:
+        evidence_id, row = evidence_fields(record)
+        if evidence_id in rows:
+            raise ValueError(errors.DUPLICATE_EVIDENCE_ID)
+        rows[evidence_id] = row
+    return EvidenceIndex(rows=MappingProxyType(rows), digest=_evidence_digest(rows))
+
+
+def _evidence_digest(rows: Mapping[RecordId, EvidenceRow]) -> str:
+    """Digest of the evidence set: order-free, over the normalised rows.
+
+    One SHA-256 over the whole canonical document, so no single id or key can
+    be checked against it row by row.
+    """
+    ids = list(rows)
+    try:
+        ids.sort()
+    except TypeError:  # string and integer ids together: integers first
+        ids.sort(key=lambda value: (type(value) is str, value))
+    return digest_json(
+        {
+            "kind": "pytest-openmed/claims-evidence",
+            "version": 1,
+            "ids": ids,
+            "rows": [rows[evidence_id] for evidence_id in ids],
+        }
+    )
