@@ -121,7 +121,9 @@ class GateItem(pytest.Item):
         try:
             self.parent.evaluation()
         except GateInputError:
-            self.user_properties.append((USER_PROPERTY, gate_record(self.parent.spec.kind)))
+            spec = self.parent.spec
+            record = gate_record(spec.kind, order=spec.items.index(self.name))
+            self.user_properties.append((USER_PROPERTY, record))
             raise
 
     def runtest(self) -> None:
@@ -149,10 +151,16 @@ def gate_record(
     result: GateResult | None = None,
     expected: GateStatus | None = None,
     part: str | None = None,
+    order: int = 0,
 ) -> str:
-    """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input."""
+    """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
+
+    ``order`` is the item's position within its gate, so summaries list a
+    planner's scenarios in harness order whichever xdist worker ran them.
+    """
     return canonical_json(
         {
+            "order": order,
             "kind": kind,
             "part": part,
             "status": None if result is None else result.status.value,
@@ -178,7 +186,9 @@ def record_gate_result(
     baseline = item.config.stash[run_options_key].baseline
     if baseline is not None:
         result = baseline.compare(item.nodeid, part, result)
-    item.user_properties.append((USER_PROPERTY, gate_record(result.kind, result, expected, part)))
+    order = item.parent.spec.items.index(item.name) if isinstance(item, GateItem) else 0
+    record = gate_record(result.kind, result, expected, part, order)
+    item.user_properties.append((USER_PROPERTY, record))
     prefix = JUNIT_PREFIX + (f"{part}." if part else "")
     item.user_properties.append((f"{prefix}kind", result.kind))
     item.user_properties.append((f"{prefix}status", result.status.value))

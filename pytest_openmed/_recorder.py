@@ -35,6 +35,12 @@ REPORT_SCHEMA_VERSION = "1.0"
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
+def _entry_order(entry: dict[str, Any]) -> tuple[str, int, str, str]:
+    """Gates by node id of their gate, items in declared order: the same under xdist."""
+    gate, _, _ = entry["nodeid"].rpartition("::")
+    return gate, entry["order"], entry["nodeid"], entry["part"] or ""
+
+
 class GateRecorder:
     """Collects verdicts; writes the JSON report and Markdown summary once."""
 
@@ -63,7 +69,7 @@ class GateRecorder:
 
     def build_report(self) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
-        gates = sorted(self.entries, key=lambda entry: (entry["nodeid"], entry["part"] or ""))
+        gates = sorted(self.entries, key=_entry_order)
         outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         statuses = {status.value: 0 for status in GateStatus}
         for entry in gates:

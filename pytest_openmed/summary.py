@@ -46,7 +46,7 @@ def _name(entry: Mapping[str, Any]) -> str:
 
 def summary_line(entry: Mapping[str, Any]) -> str:
     """One terminal line: outcome, status, gate, rule and key counts."""
-    status = entry["status"] or "error"
+    status = entry["status"] or ("-" if entry["outcome"] != "error" else "refused")
     detail = "" if entry["reason"] in (None, "ok") else f" ({entry['reason']})"
     if entry["expected"] not in (None, "passed"):
         detail += f", expected {entry['expected']}"
@@ -73,7 +73,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         if entry["expected"] not in (None, "passed"):
             rule = f"{rule} (control expects {entry['expected']})".strip()
         lines.append(
-            f"| {entry['outcome']} | {entry['status'] or 'error'} | `{_name(entry)}` | {rule} "
+            f"| {entry['outcome']} | {entry['status'] or '-'} | `{_name(entry)}` | {rule} "
             f"| {_metric_text(entry['metrics'])} |"
         )
     waivers = report.get("waivers", [])
