@@ -1,0 +1,162 @@
+"""Blinding: balanced, reviewer-specific candidate aliases and the sealed mapping.
+
+PYTEST_DONT_REWRITE
+
+For each reviewer the units are ordered by an HMAC of the evaluator key, the
+reviewer identity and the unit's source digest; the first half shows the
+pack's first candidate as alias ``A``, the rest show it as ``B`` (for an odd
+count, a keyed parity bit decides who gets the extra unit).  Each candidate is
+therefore ``A`` in ⌊n/2⌋ or ⌈n/2⌉ units, and the assignment differs between
+reviewers without being predictable to anyone who lacks the key.
+
+The mapping from aliases back to candidate digests is evaluator-only.  It is
+sealed with an HMAC over the pack digest, the reviewer's qualification digest,
+identity and the alias table, and carries a key check value so that a wrong key
+is told apart from an altered mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_openmed._canonical import hmac_digest, hmac_matches, is_digest
+
+from .errors import ForgedMapping, InvalidInput, UnknownAlias, WrongKey
+from .limits import MAX_UNITS, materialise
+from .vocabulary import ALIASES
+
+__all__ = [
+    "ALIAS_DOMAIN",
+    "KEY_CHECK_DOMAIN",
+    "PARITY_DOMAIN",
+    "SEAL_DOMAIN",
+    "SealedMapping",
+    "assign_aliases",
+    "seal_mapping",
+    "verify_mapping",
+]
+
+ALIAS_DOMAIN = "openmed.multimodal.alias-order.v1"
+PARITY_DOMAIN = "openmed.multimodal.alias-parity.v1"
+SEAL_DOMAIN = "openmed.multimodal.mapping-seal.v1"
+KEY_CHECK_DOMAIN = "openmed.multimodal.key-check.v1"
+_KEY_CHECK_VALUE = "openmed.multimodal.evaluator-key"
+
+AliasRow = tuple[str, str]
+
+
+def assign_aliases(
+    key: bytes,
+    identity_digest: str,
+    unit_digests: Sequence[str],
+    candidate_digests: tuple[str, str],
+) -> tuple[AliasRow, ...]:
+    """Per unit, the candidate digests shown as ``A`` and as ``B`` to this reviewer."""
+    count = len(unit_digests)
+    order = sorted(
+        range(count),
+        key=lambda unit: hmac_digest(key, ALIAS_DOMAIN, [identity_digest, unit_digests[unit]]),
+    )
+    parity = int(hmac_digest(key, PARITY_DOMAIN, identity_digest)[-1], 16) & 1
+    first_as_a = count // 2 + (count % 2) * parity
+    first, second = candidate_digests
+    table: list[AliasRow] = [(first, second)] * count
+    for position, unit in enumerate(order):
+        table[unit] = (first, second) if position < first_as_a else (second, first)
+    return tuple(table)
+
+
+@dataclass(frozen=True, slots=True)
+class SealedMapping:
+    """Evaluator-only alias table of one prepared review, authenticated by the key."""
+
+    pack_digest: str
+    reviewer_digest: str
+    identity_digest: str
+    aliases: tuple[AliasRow, ...]
+    key_check: str
+    seal: str
+
+    def __post_init__(self) -> None:
+        for name in ("pack_digest", "reviewer_digest", "identity_digest", "key_check", "seal"):
+            if not is_digest(getattr(self, name)):
+                raise InvalidInput(f"mapping field {name} must be a 'sha256:' digest")
+        rows = materialise(self.aliases, MAX_UNITS, "a mapping holds more than 256 units")
+        checked: list[AliasRow] = []
+        for row in rows:
+            if isinstance(row, str | bytes | Mapping):
+                raise InvalidInput("each mapping row holds the candidate digests for A and B")
+            pair = tuple(row)
+            if len(pair) != 2 or not all(is_digest(d) for d in pair) or pair[0] == pair[1]:
+                raise InvalidInput("each mapping row holds two different candidate digests")
+            checked.append((pair[0], pair[1]))
+        if not checked:
+            raise InvalidInput("a mapping covers at least one unit")
+        object.__setattr__(self, "aliases", tuple(checked))
+
+    def sealed_content(self) -> dict[str, Any]:
+        """What the seal authenticates."""
+        return {
+            "pack": self.pack_digest,
+            "reviewer": self.reviewer_digest,
+            "identity": self.identity_digest,
+            "aliases": [list(row) for row in self.aliases],
+        }
+
+    def candidate_for(self, unit: int, alias: str) -> str:
+        """The candidate digest behind ``alias`` in ``unit``."""
+        if alias not in ALIASES:
+            raise UnknownAlias()
+        return self.aliases[unit][ALIASES.index(alias)]
+
+    def alias_for(self, unit: int, candidate_digest: str) -> str:
+        """The alias under which this reviewer sees the candidate in ``unit``."""
+        return ALIASES[self.aliases[unit].index(candidate_digest)]
+
+    def to_dict(self) -> dict[str, Any]:
+        from .serialization import mapping_to_dict
+
+        return mapping_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SealedMapping:
+        from .serialization import mapping_from_dict
+
+        return mapping_from_dict(data)
+
+    def __repr__(self) -> str:
+        return f"SealedMapping(units={len(self.aliases)})"
+
+
+def seal_mapping(
+    key: bytes,
+    pack_digest: str,
+    reviewer_digest: str,
+    identity_digest: str,
+    aliases: tuple[AliasRow, ...],
+) -> SealedMapping:
+    """Build and seal the mapping of one prepared review."""
+    content = {
+        "pack": pack_digest,
+        "reviewer": reviewer_digest,
+        "identity": identity_digest,
+        "aliases": [list(row) for row in aliases],
+    }
+    return SealedMapping(
+        pack_digest=pack_digest,
+        reviewer_digest=reviewer_digest,
+        identity_digest=identity_digest,
+        aliases=aliases,
+        key_check=hmac_digest(key, KEY_CHECK_DOMAIN, _KEY_CHECK_VALUE),
+        seal=hmac_digest(key, SEAL_DOMAIN, content),
+    )
+
+
+def verify_mapping(key: bytes, mapping: SealedMapping) -> None:
+    """Refuse a mapping made with another key or altered since it was sealed."""
+    if not hmac_matches(key, KEY_CHECK_DOMAIN, _KEY_CHECK_VALUE, mapping.key_check):
+        raise WrongKey()
+    if not hmac_matches(key, SEAL_DOMAIN, mapping.sealed_content(), mapping.seal):
+        raise ForgedMapping()

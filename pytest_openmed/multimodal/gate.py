@@ -1,0 +1,151 @@
+"""The ``[[pack]]`` gate: assess one candidate from stored documents and map the decision.
+
+PYTEST_DONT_REWRITE
+
+Contract of :mod:`pytest_openmed.gatefile`: ``evaluate_gate(spec, settings)``
+returns one :class:`~pytest_openmed.gates.GateResult` for ``spec.items[0]``
+(the candidate's evaluator-side name).  ``blocked`` and ``hold`` fail the item;
+``rubric_satisfied`` passes it.  The reason is a value-free class (``safety``,
+``quality_utility``, ``disagreement``, ``all_abstained``, ``ok``) and the
+metrics are counts only.  Malformed documents and refused evidence raise the
+engine's typed errors, which the plugin reports as errors, not verdicts.
+
+The evaluator key is read from the environment variable named by
+``--openmed-key-env`` / ``openmed_key_env``; its text, encoded as UTF-8, is the
+key (at least 32 bytes — e.g. the 64 hex characters of
+``secrets.token_hex(32)``).  It is never read from a file nor shown.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_openmed._canonical import require_key
+from pytest_openmed.gatefile import GateSettings, GateSpec
+from pytest_openmed.gates import GateResult, GateStatus
+
+from .assess import ValidationAssessment, assess_validation
+from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
+from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
+from .serialization import (
+    adjudication_from_dict,
+    completed_review_from_dict,
+    mapping_from_dict,
+    pack_from_dict,
+)
+from .vocabulary import Decision
+
+__all__ = ["MissingEvaluatorKey", "evaluate_gate", "evaluator_key", "gate_result"]
+
+#: Largest stored pack document read (64 MiB of assets in base64 plus JSON).
+MAX_PACK_DOCUMENT_BYTES = 128 * 1024 * 1024
+#: Largest stored mapping, review or adjudication document read.
+MAX_EVIDENCE_DOCUMENT_BYTES = 64 * 1024 * 1024
+_MAX_MAPPINGS = MAX_REVIEWS + MAX_ADJUDICATIONS
+
+_STATUS = {
+    Decision.BLOCKED: GateStatus.BLOCKED,
+    Decision.HOLD: GateStatus.HOLD,
+    Decision.RUBRIC_SATISFIED: GateStatus.PASSED,
+}
+
+
+class MissingEvaluatorKey(ValueError):
+    """No evaluator key is configured for pack gates."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "pack gates need the evaluator key: set --openmed-key-env (or ini openmed_key_env) "
+            "to the name of an environment variable holding a key of at least 32 bytes"
+        )
+
+
+def gate_result(assessment: ValidationAssessment) -> GateResult:
+    """The gate verdict of one assessment: status, reason class and counts only."""
+    if type(assessment) is not ValidationAssessment:
+        raise TypeError("assessment must be a ValidationAssessment")
+    return GateResult(
+        kind="pack",
+        status=_STATUS[assessment.decision],
+        reason=assessment.reason.value,
+        metrics={
+            "units": len(assessment.units),
+            "reviews": assessment.review_count,
+            "adjudications": assessment.adjudication_count,
+            "blocked_units": assessment.blocked_units,
+            "unresolved_units": assessment.unresolved_units,
+        },
+    )
+
+
+def evaluator_key(settings: GateSettings) -> bytes:
+    """The key from the configured environment variable (its UTF-8 bytes)."""
+    name = settings.key_env
+    value = os.environ.get(name) if name else None
+    if not value:
+        raise MissingEvaluatorKey()
+    return require_key(value.encode("utf-8"))
+
+
+def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
+    """Assess the gate's candidate from its stored pack, mappings, reviews and adjudications."""
+    if spec.kind != "pack" or len(spec.items) != 1:
+        raise ValueError("the multimodal evaluator handles pack gates with one candidate item")
+    options = spec.options
+    key = evaluator_key(settings)
+    pack = pack_from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
+    mapping_paths = _paths(options["mappings"], _MAX_MAPPINGS)
+    mappings = tuple(
+        mapping_from_dict(_read_json(p, MAX_EVIDENCE_DOCUMENT_BYTES)) for p in mapping_paths
+    )
+    if len({m.identity_digest for m in mappings}) != len(mappings):
+        raise DuplicateMapping()
+    review_paths = options["reviews"]
+    if len(review_paths) > MAX_REVIEWS:
+        raise ReviewCountRefused()
+    reviews = tuple(
+        completed_review_from_dict(_read_json(p, MAX_EVIDENCE_DOCUMENT_BYTES), mappings)
+        for p in review_paths
+    )
+    adjudications = tuple(
+        adjudication_from_dict(_read_json(p, MAX_EVIDENCE_DOCUMENT_BYTES), mappings)
+        for p in _paths(options.get("adjudications", ()), 2 * MAX_UNITS)
+    )
+    min_cell = options.get("min_cell")
+    assessment = assess_validation(
+        pack,
+        pack.candidate(options["candidate"]),
+        reviews,
+        key=key,
+        adjudications=adjudications,
+        min_cell=settings.min_cell if min_cell is None else min_cell,
+    )
+    return {spec.items[0]: gate_result(assessment)}
+
+
+def _paths(value: Any, limit: int) -> tuple[Path, ...]:
+    paths = tuple(value)
+    if len(paths) > limit:
+        raise LimitExceeded("a pack gate lists too many input files")
+    return paths
+
+
+def _read_json(path: Path, limit: int) -> Mapping[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError:
+        raise OSError("could not read a pack gate input file") from None
+    if len(raw) > limit:
+        raise LimitExceeded("a pack gate input file exceeds its size limit")
+    try:
+        document = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise DocumentInvalid("a pack gate input file is not valid UTF-8 JSON") from None
+    if not isinstance(document, dict):
+        raise DocumentInvalid("a pack gate input file must hold a JSON object")
+    return document

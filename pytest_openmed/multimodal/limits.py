@@ -1,0 +1,64 @@
+"""The documented limits of multimodal validation, and bounded materialisation.
+
+PYTEST_DONT_REWRITE
+
+Oversized input fails explicitly: nothing is truncated or sampled, and
+iterables are consumed at most ``limit + 1`` items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .errors import InvalidInput, LimitExceeded
+
+__all__ = [
+    "MAX_ADJUDICATIONS",
+    "MAX_ASSETS_PER_CASE",
+    "MAX_ASSET_BYTES",
+    "MAX_JSON_BYTES",
+    "MAX_PACK_BYTES",
+    "MAX_PACK_JSON_BYTES",
+    "MAX_REVIEWS",
+    "MAX_UNITS",
+    "MIN_CELL",
+    "MIN_REVIEWS",
+    "materialise",
+]
+
+#: Distinct source units (cases) per pack: one to this many.
+MAX_UNITS = 256
+#: Assets per case: one to this many.
+MAX_ASSETS_PER_CASE = 8
+#: Bytes per asset.
+MAX_ASSET_BYTES = 4 * 1024 * 1024
+#: Bytes of all assets of one pack.
+MAX_PACK_BYTES = 64 * 1024 * 1024
+#: Canonical JSON bytes of one observation output or one review context.
+MAX_JSON_BYTES = 1024 * 1024
+#: Canonical JSON bytes of all outputs and contexts of one pack.
+MAX_PACK_JSON_BYTES = 16 * 1024 * 1024
+#: Complete original reviews an assessment accepts.
+MIN_REVIEWS = 2
+MAX_REVIEWS = 8
+#: Adjudications one assessment accepts (one per unit and candidate at most).
+MAX_ADJUDICATIONS = 2 * MAX_UNITS
+#: Smallest publication cell size; callers may raise it, never lower it.
+MIN_CELL = 5
+
+
+def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
+    """A tuple of at most ``limit`` items, consuming at most ``limit + 1``.
+
+    Raises :class:`LimitExceeded` with the caller's fixed ``message`` when there
+    are more; strings, bytes and mappings are not accepted as sequences.
+    """
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
+        raise InvalidInput("a sequence was expected")
+    result: list[Any] = []
+    for item in items:
+        if len(result) == limit:
+            raise LimitExceeded(message)
+        result.append(item)
+    return tuple(result)

@@ -1,0 +1,361 @@
+"""Validation packs: source assets, executed observations, cases and the bound pack.
+
+PYTEST_DONT_REWRITE
+
+A :class:`ValidationPack` holds one task, 1–256 distinct source units (cases),
+exactly two candidate configurations, and the declarations that frame the
+evaluation.  Each asset is hashed once, when its :class:`SourceAsset` is
+built; the pack digest is computed from those digests and from the digests of
+every observation and context, so it binds every input: changing any bound
+byte or declaration changes the digest and invalidates earlier review evidence.
+
+Limits (explicit refusals, nothing truncated): 1–256 cases, distinct by source
+digest, and no asset digest repeated anywhere in the pack; 1–8 assets per case;
+at most 4 MiB per asset and 64 MiB of assets per pack; each context and output
+at most 1 MiB of canonical JSON and 16 MiB of them per pack.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from pytest_openmed._canonical import digest_json, is_digest, sha256_digest
+
+from .errors import InvalidInput, LimitExceeded, UnknownCandidate
+from .jsonvalue import FrozenJson, freeze_object
+from .limits import (
+    MAX_ASSET_BYTES,
+    MAX_ASSETS_PER_CASE,
+    MAX_JSON_BYTES,
+    MAX_PACK_BYTES,
+    MAX_PACK_JSON_BYTES,
+    MAX_UNITS,
+    materialise,
+)
+from .lineage import CandidateLineage, check_candidate_name
+from .media import MediaType, sniff_media_type
+from .vocabulary import LIMITATIONS, CaseSlice, SafetyFailure, ValidationTask
+
+__all__ = [
+    "BlindedOutput",
+    "Observation",
+    "SourceAsset",
+    "ValidationCase",
+    "ValidationPack",
+]
+
+_MAX_TEXT = 2000
+_MAX_LIMITATIONS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class SourceAsset:
+    """Original source bytes of a case, media type checked by content, hashed once."""
+
+    data: bytes = field(repr=False, compare=False)
+    media_type: MediaType = field(init=False)
+    digest: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        if type(self.data) is not bytes:
+            raise TypeError("asset data must be bytes")
+        if len(self.data) > MAX_ASSET_BYTES:
+            raise LimitExceeded("an asset exceeds the 4 MiB limit")
+        object.__setattr__(self, "media_type", sniff_media_type(self.data))
+        object.__setattr__(self, "digest", sha256_digest(self.data))
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"SourceAsset(media_type={self.media_type.value!r}, size={self.size})"
+
+
+@dataclass(frozen=True, slots=True)
+class BlindedOutput:
+    """What a reviewer sees of one observation: its actual output and whether it abstained."""
+
+    output: FrozenJson
+    abstained: bool
+    digest: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "output", freeze_object(self.output, max_bytes=MAX_JSON_BYTES))
+        if type(self.abstained) is not bool:
+            raise TypeError("abstained must be a bool")
+        object.__setattr__(
+            self,
+            "digest",
+            digest_json({"output": self.output.digest, "abstained": self.abstained}),
+        )
+
+    def __repr__(self) -> str:
+        return f"BlindedOutput(abstained={self.abstained})"
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One candidate's executed result on one case.
+
+    ``output`` is the candidate's actual JSON-able output, ``abstained`` whether
+    it declined, ``safety_failures`` the privacy/provenance failures the
+    execution itself recorded (non-compensable: any one blocks the candidate).
+    """
+
+    candidate: str
+    output: Mapping[str, Any]
+    abstained: bool = False
+    safety_failures: frozenset[SafetyFailure] = frozenset()
+    blinded: BlindedOutput = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        check_candidate_name(self.candidate)
+        if type(self.abstained) is not bool:
+            raise TypeError("abstained must be a bool")
+        failures = self.safety_failures
+        if isinstance(failures, str | bytes) or not isinstance(failures, Iterable):
+            raise TypeError("safety_failures must be a collection of privacy/provenance labels")
+        try:
+            checked = frozenset(SafetyFailure(label) for label in failures)
+        except ValueError:
+            raise InvalidInput("safety_failures must be drawn from: privacy, provenance") from None
+        object.__setattr__(self, "safety_failures", checked)
+        blinded = BlindedOutput(output=self.output, abstained=self.abstained)  # type: ignore[arg-type]
+        object.__setattr__(self, "output", blinded.output)
+        object.__setattr__(self, "blinded", blinded)
+
+    @classmethod
+    def from_component(cls, candidate: str, result: Any) -> Observation:
+        """Record a component result (``output``, ``abstained``, ``safety_failures``)."""
+        return cls(
+            candidate=candidate,
+            output=result.output,
+            abstained=result.abstained,
+            safety_failures=frozenset(result.safety_failures),
+        )
+
+    def binding(self, candidate_digest: str) -> dict[str, Any]:
+        """The facts of this observation bound into the pack digest."""
+        return {
+            "candidate": candidate_digest,
+            "output": self.blinded.digest,
+            "abstained": self.abstained,
+            "safety_failures": sorted(self.safety_failures),
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"Observation(abstained={self.abstained}, "
+            f"safety_failures={sorted(f.value for f in self.safety_failures)!r})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationCase:
+    """One source unit: original assets, protected review context, two observations, a slice."""
+
+    slice: CaseSlice
+    assets: tuple[SourceAsset, ...]
+    observations: tuple[Observation, ...]
+    context: Mapping[str, Any] = field(default_factory=dict)
+    unit_digest: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "slice", CaseSlice(self.slice))
+        except ValueError:
+            raise InvalidInput(
+                "slice must be one of: nominal, adverse_acquisition, ambiguity_conflict"
+            ) from None
+        assets = materialise(self.assets, MAX_ASSETS_PER_CASE, "a case holds more than 8 assets")
+        if not assets or not all(type(asset) is SourceAsset for asset in assets):
+            raise InvalidInput("a case needs one to eight SourceAsset values")
+        if len({asset.digest for asset in assets}) != len(assets):
+            raise InvalidInput("a case repeats an asset (matching source digest)")
+        observations = materialise(self.observations, 2, "a case holds exactly two observations")
+        if len(observations) != 2 or not all(type(o) is Observation for o in observations):
+            raise InvalidInput("a case holds exactly two Observation values")
+        if observations[0].candidate == observations[1].candidate:
+            raise InvalidInput("the two observations of a case must be of different candidates")
+        object.__setattr__(self, "assets", assets)
+        object.__setattr__(self, "observations", observations)
+        object.__setattr__(self, "context", freeze_object(self.context, max_bytes=MAX_JSON_BYTES))
+        object.__setattr__(self, "unit_digest", digest_json([a.digest for a in assets]))
+
+    @property
+    def frozen_context(self) -> FrozenJson:
+        assert isinstance(self.context, FrozenJson)
+        return self.context
+
+    def observation(self, candidate: str) -> Observation:
+        """The observation of the candidate with this evaluator-side name."""
+        for observation in self.observations:
+            if observation.candidate == candidate:
+                return observation
+        raise UnknownCandidate()
+
+    def __repr__(self) -> str:
+        return f"ValidationCase(slice={self.slice.value!r}, assets={len(self.assets)})"
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationPack:
+    """One task, 1–256 distinct source units and exactly two candidates, bound by one digest."""
+
+    task: ValidationTask
+    candidates: tuple[CandidateLineage, ...]
+    cases: tuple[ValidationCase, ...]
+    intended_use: str
+    reviewer_requirements_digest: str
+    sampling_manifest_digest: str
+    dataset_license_digest: str
+    limitations: tuple[str, ...] = ()
+    digest: str = field(init=False, repr=False, compare=False)
+    total_bytes: int = field(init=False, repr=False, compare=False)
+    _assets: Mapping[str, SourceAsset] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "task", ValidationTask(self.task))
+        except ValueError:
+            raise InvalidInput("task must be one of the six validation tasks") from None
+        self._check_declarations()
+        candidates = materialise(self.candidates, 2, "a pack holds exactly two candidates")
+        if len(candidates) != 2 or not all(type(c) is CandidateLineage for c in candidates):
+            raise InvalidInput("a pack holds exactly two CandidateLineage values")
+        if candidates[0].name == candidates[1].name:
+            raise InvalidInput("the two candidates need different evaluator-side names")
+        if candidates[0].digest == candidates[1].digest:
+            raise InvalidInput("the two candidates have identical lineage")
+        cases = materialise(self.cases, MAX_UNITS, "a pack holds more than 256 source units")
+        if not cases or not all(type(case) is ValidationCase for case in cases):
+            raise InvalidInput("a pack needs one to 256 ValidationCase values")
+        names = {c.name for c in candidates}
+        assets: dict[str, SourceAsset] = {}
+        total = 0
+        json_total = 0
+        for case in cases:
+            if {o.candidate for o in case.observations} != names:
+                raise InvalidInput("every case needs one observation per pack candidate")
+            for asset in case.assets:
+                if asset.digest in assets:
+                    raise InvalidInput("a source digest appears more than once in the pack")
+                assets[asset.digest] = asset
+                total += asset.size
+            json_total += case.frozen_context.size
+            json_total += sum(o.blinded.output.size for o in case.observations)
+        if len({case.unit_digest for case in cases}) != len(cases):
+            raise InvalidInput("two cases share one source unit digest")
+        if total > MAX_PACK_BYTES:
+            raise LimitExceeded("the pack's assets exceed the 64 MiB limit")
+        if json_total > MAX_PACK_JSON_BYTES:
+            raise LimitExceeded("the pack's outputs and contexts exceed 16 MiB of JSON")
+        object.__setattr__(self, "candidates", candidates)
+        object.__setattr__(self, "cases", cases)
+        object.__setattr__(self, "total_bytes", total)
+        object.__setattr__(self, "_assets", MappingProxyType(assets))
+        object.__setattr__(self, "digest", digest_json(self.binding()))
+
+    def _check_declarations(self) -> None:
+        if type(self.intended_use) is not str or not 0 < len(self.intended_use) <= _MAX_TEXT:
+            raise InvalidInput("intended_use must be a non-empty string of at most 2000 characters")
+        for name in (
+            "reviewer_requirements_digest",
+            "sampling_manifest_digest",
+            "dataset_license_digest",
+        ):
+            if not is_digest(getattr(self, name)):
+                raise InvalidInput(
+                    f"{name} must be a 'sha256:' digest of a protected manifest, "
+                    "not a repository name or URL"
+                )
+        limitations = materialise(
+            self.limitations, _MAX_LIMITATIONS, "a pack declares more than 16 limitations"
+        )
+        if not all(type(t) is str and 0 < len(t) <= _MAX_TEXT for t in limitations):
+            raise InvalidInput("limitations must be non-empty strings of at most 2000 characters")
+        object.__setattr__(self, "limitations", limitations)
+
+    # -- bound facts -------------------------------------------------------------------------
+
+    def binding(self) -> dict[str, Any]:
+        """Everything the pack digest binds, by digest (assets were hashed once)."""
+        return {
+            "schema": "openmed.multimodal.pack.v1",
+            "task": self.task.value,
+            "intended_use": self.intended_use,
+            "limitations": list(self.limitations),
+            "reviewer_requirements_digest": self.reviewer_requirements_digest,
+            "sampling_manifest_digest": self.sampling_manifest_digest,
+            "dataset_license_digest": self.dataset_license_digest,
+            "candidates": [{"name": c.name, "digest": c.digest} for c in self.candidates],
+            "cases": [
+                {
+                    "slice": case.slice.value,
+                    "context": case.frozen_context.digest,
+                    "assets": [[a.digest, a.media_type.value] for a in case.assets],
+                    "observations": [
+                        case.observation(c.name).binding(c.digest) for c in self.candidates
+                    ],
+                }
+                for case in self.cases
+            ],
+        }
+
+    # -- lookups -----------------------------------------------------------------------------
+
+    def candidate(self, name: str) -> CandidateLineage:
+        """The candidate with this evaluator-side name."""
+        for candidate in self.candidates:
+            if candidate.name == name:
+                return candidate
+        raise UnknownCandidate()
+
+    def asset(self, digest: str) -> SourceAsset:
+        """Resolve a packet's source reference against this exact pack's assets."""
+        try:
+            return self._assets[digest]
+        except (KeyError, TypeError):
+            raise InvalidInput("the source reference is not an asset of this pack") from None
+
+    # -- description ---------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """Evaluator-side summary; states that this is non-diagnostic evidence."""
+        slices = Counter(case.slice.value for case in self.cases)
+        media = Counter(a.media_type.value for case in self.cases for a in case.assets)
+        return {
+            "task": self.task.value,
+            "units": len(self.cases),
+            "candidates": len(self.candidates),
+            "slices": {s.value: slices.get(s.value, 0) for s in CaseSlice},
+            "assets": sum(len(case.assets) for case in self.cases),
+            "asset_bytes": self.total_bytes,
+            "media_types": dict(sorted(media.items())),
+            "intended_use": self.intended_use,
+            "limitations": [*LIMITATIONS, *self.limitations],
+            "non_diagnostic": True,
+            "independent_validation": False,
+        }
+
+    # -- storage -------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The versioned stored form (see :mod:`.serialization`)."""
+        from .serialization import pack_to_dict
+
+        return pack_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ValidationPack:
+        from .serialization import pack_from_dict
+
+        return pack_from_dict(data)
+
+    def __repr__(self) -> str:
+        return f"ValidationPack(task={self.task.value!r}, units={len(self.cases)})"

@@ -1,0 +1,79 @@
+"""The public report: closed labels, fixed limitations and suppressed aggregates only.
+
+PYTEST_DONT_REWRITE
+
+``to_json()`` emits the task, the three slices (always all three), the review
+origin (``development_simulation`` whenever any review or adjudication was
+simulated, else ``attested``), the fixed limitation strings, the cell size,
+and per slice and overall, for each metric: count, denominator, rate and the
+Wilson 95% interval — or, for a suppressed block, only ``{"suppressed": true}``.
+No decision, digest, identity, source text, output or reason appears.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pytest_openmed._canonical import canonical_json
+
+from .metrics import Tally
+from .suppression import block_suppressed, overall_suppressed
+from .vocabulary import LIMITATIONS, METRICS, SIMULATION_LIMITATION, CaseSlice, ReportOrigin
+from .wilson import wilson_interval
+
+if TYPE_CHECKING:
+    from .assess import ValidationAssessment
+
+__all__ = ["REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "public_report", "to_json"]
+
+REPORT_SCHEMA = "openmed.multimodal.public_report"
+REPORT_SCHEMA_VERSION = "1.0"
+
+_SUPPRESSED: dict[str, Any] = {"suppressed": True}
+
+
+def public_report(assessment: ValidationAssessment) -> dict[str, Any]:
+    """The suppressed public report of one assessment, as a JSON-able mapping."""
+    min_cell = assessment.min_cell
+    slices: dict[str, dict[str, Any]] = {}
+    flags: list[bool] = []
+    for case_slice in CaseSlice:
+        counted = assessment.tally(case_slice)
+        suppressed = block_suppressed(counted.units, counted.counts, min_cell)
+        flags.append(suppressed)
+        slices[case_slice.value] = dict(_SUPPRESSED) if suppressed else _block(counted)
+    overall = assessment.tally()
+    overall_hidden = overall_suppressed(flags, overall.units, overall.counts, min_cell)
+    limitations = list(LIMITATIONS)
+    if assessment.review_origin is ReportOrigin.DEVELOPMENT_SIMULATION:
+        limitations.append(SIMULATION_LIMITATION)
+    return {
+        "schema": REPORT_SCHEMA,
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "task": assessment.task.value,
+        "review_origin": assessment.review_origin.value,
+        "non_diagnostic": True,
+        "limitations": limitations,
+        "min_cell": min_cell,
+        "slices": slices,
+        "overall": dict(_SUPPRESSED) if overall_hidden else _block(overall),
+    }
+
+
+def to_json(assessment: ValidationAssessment) -> str:
+    """Canonical JSON text of :func:`public_report`."""
+    return canonical_json(public_report(assessment))
+
+
+def _block(counted: Tally) -> dict[str, Any]:
+    metrics: dict[str, Any] = {}
+    for name in METRICS:
+        count = counted.counts[name]
+        interval = wilson_interval(count, counted.units)
+        metrics[name] = {
+            "count": count,
+            "denominator": counted.units,
+            "rate": count / counted.units,
+            "interval": {"lower": interval.lower, "upper": interval.upper},
+        }
+    return {"suppressed": False, "units": counted.units, "metrics": metrics}

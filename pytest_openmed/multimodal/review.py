@@ -1,0 +1,277 @@
+"""Blinded review packets, preparation of a review, and verification of review evidence.
+
+PYTEST_DONT_REWRITE
+
+:func:`prepare_review` gives one eligible reviewer two separately handled
+parts: reviewer-visible ``packets`` (context, source references, the two
+blinded outputs under aliases ``A``/``B``, and the four binary criteria) and
+the evaluator-only sealed ``mapping``.  A packet's identity binds the pack
+digest, a keyed reviewer-specific nonce, the unit, its sources, context,
+outputs and rubric, so :func:`packet_digest` changes whenever any of them does.
+
+:func:`verify_review_evidence` is the one place where stored evidence is
+checked against the pack *as it is now* before any alias is resolved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from pytest_openmed._canonical import digest_json, hmac_digest, is_digest, require_key
+
+from .aliases import SealedMapping, assign_aliases, seal_mapping, verify_mapping
+from .errors import (
+    InvalidInput,
+    QualificationChanged,
+    ReviewerMismatch,
+    StaleEvidence,
+)
+from .jsonvalue import FrozenJson, freeze_object
+from .limits import MAX_ASSETS_PER_CASE, MAX_JSON_BYTES, MAX_UNITS, materialise
+from .media import MediaType
+from .pack import BlindedOutput, ValidationPack
+from .qualification import ReviewerQualification, check_eligible
+from .vocabulary import ALIASES, CRITERIA, ValidationTask
+
+__all__ = [
+    "NONCE_DOMAIN",
+    "PreparedReview",
+    "ReviewPacket",
+    "SourceReference",
+    "expected_packet_digest",
+    "packet_digest",
+    "prepare_review",
+    "verify_review_evidence",
+]
+
+NONCE_DOMAIN = "openmed.multimodal.packet-nonce.v1"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReference:
+    """A reviewer-visible reference to one asset; resolve it with ``pack.asset(digest)``."""
+
+    digest: str
+    media_type: MediaType
+
+    def __post_init__(self) -> None:
+        if not is_digest(self.digest):
+            raise InvalidInput("a source reference must be a 'sha256:' digest")
+        try:
+            object.__setattr__(self, "media_type", MediaType(self.media_type))
+        except ValueError:
+            raise InvalidInput("a source reference names an unknown media type") from None
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewPacket:
+    """What one reviewer sees of one source unit."""
+
+    nonce: str
+    pack_digest: str
+    task: ValidationTask
+    unit: int
+    sources: tuple[SourceReference, ...]
+    context: Mapping[str, Any]
+    outputs: Mapping[str, BlindedOutput]
+    rubric: tuple[str, ...] = CRITERIA
+    digest: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not is_digest(self.nonce) or not is_digest(self.pack_digest):
+            raise InvalidInput("packet nonce and pack digest must be 'sha256:' digests")
+        try:
+            object.__setattr__(self, "task", ValidationTask(self.task))
+        except ValueError:
+            raise InvalidInput("packet task must be a validation task") from None
+        if type(self.unit) is not int or not 0 <= self.unit < MAX_UNITS:
+            raise InvalidInput("packet unit must be an integer from 0 to 255")
+        sources = materialise(self.sources, MAX_ASSETS_PER_CASE, "a packet has more than 8 sources")
+        if not sources or not all(type(s) is SourceReference for s in sources):
+            raise InvalidInput("a packet references one to eight sources")
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "context", freeze_object(self.context, max_bytes=MAX_JSON_BYTES))
+        outputs = self.outputs
+        if not isinstance(outputs, Mapping) or sorted(outputs) != list(ALIASES):
+            raise InvalidInput("a packet shows exactly the outputs of aliases A and B")
+        if not all(type(outputs[alias]) is BlindedOutput for alias in ALIASES):
+            raise InvalidInput("packet outputs must be BlindedOutput values")
+        object.__setattr__(self, "outputs", MappingProxyType({a: outputs[a] for a in ALIASES}))
+        if tuple(self.rubric) != CRITERIA:
+            raise InvalidInput("a packet carries exactly the four rubric criteria")
+        object.__setattr__(self, "rubric", CRITERIA)
+        object.__setattr__(
+            self,
+            "digest",
+            _identity_digest(
+                self.nonce,
+                self.pack_digest,
+                self.task,
+                self.unit,
+                self.sources,
+                self.frozen_context.digest,
+                (self.outputs["A"].digest, self.outputs["B"].digest),
+            ),
+        )
+
+    @property
+    def frozen_context(self) -> FrozenJson:
+        assert isinstance(self.context, FrozenJson)
+        return self.context
+
+    def __repr__(self) -> str:
+        return f"ReviewPacket(unit={self.unit})"
+
+
+def packet_digest(packet: ReviewPacket) -> str:
+    """The identity of a packet, as a :class:`PacketRating` must cite it."""
+    if type(packet) is not ReviewPacket:
+        raise TypeError("packet must be a ReviewPacket")
+    return packet.digest
+
+
+def _identity_digest(
+    nonce: str,
+    pack_digest: str,
+    task: ValidationTask,
+    unit: int,
+    sources: Iterable[SourceReference],
+    context_digest: str,
+    output_digests: tuple[str, str],
+) -> str:
+    return digest_json(
+        {
+            "schema": "openmed.multimodal.packet.v1",
+            "nonce": nonce,
+            "pack": pack_digest,
+            "task": task.value,
+            "unit": unit,
+            "sources": [[s.digest, s.media_type.value] for s in sources],
+            "context": context_digest,
+            "outputs": {"A": output_digests[0], "B": output_digests[1]},
+            "rubric": list(CRITERIA),
+        }
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedReview:
+    """The two separately handled parts of one reviewer's review."""
+
+    packets: tuple[ReviewPacket, ...]
+    mapping: SealedMapping
+
+    def __post_init__(self) -> None:
+        packets = materialise(self.packets, MAX_UNITS, "a review holds more than 256 packets")
+        if not all(type(p) is ReviewPacket for p in packets):
+            raise InvalidInput("packets must be ReviewPacket values")
+        if len({p.unit for p in packets}) != len(packets):
+            raise InvalidInput("a review holds two packets for one unit")
+        if type(self.mapping) is not SealedMapping:
+            raise InvalidInput("mapping must be a SealedMapping")
+        object.__setattr__(self, "packets", tuple(sorted(packets, key=lambda p: p.unit)))
+
+    def packets_to_dict(self) -> dict[str, Any]:
+        """The reviewer-visible document (see :mod:`.serialization`)."""
+        from .serialization import packets_to_dict
+
+        return packets_to_dict(self.packets)
+
+    def __repr__(self) -> str:
+        return f"PreparedReview(packets={len(self.packets)})"
+
+
+def prepare_review(
+    pack: ValidationPack, reviewer: ReviewerQualification, *, key: bytes
+) -> PreparedReview:
+    """Prepare one eligible reviewer's blinded packets and the sealed mapping."""
+    key = require_key(key)
+    if type(pack) is not ValidationPack:
+        raise TypeError("pack must be a ValidationPack")
+    check_eligible(reviewer, pack.task)
+    first, second = pack.candidates
+    aliases = assign_aliases(
+        key,
+        reviewer.identity_digest,
+        [case.unit_digest for case in pack.cases],
+        (first.digest, second.digest),
+    )
+    mapping = seal_mapping(key, pack.digest, reviewer.digest, reviewer.identity_digest, aliases)
+    names = {c.digest: c.name for c in pack.candidates}
+    packets = []
+    for unit, (case, row) in enumerate(zip(pack.cases, aliases, strict=True)):
+        packets.append(
+            ReviewPacket(
+                nonce=_nonce(key, pack.digest, reviewer.identity_digest, case.unit_digest),
+                pack_digest=pack.digest,
+                task=pack.task,
+                unit=unit,
+                sources=tuple(SourceReference(a.digest, a.media_type) for a in case.assets),
+                context=case.frozen_context,
+                outputs={
+                    alias: case.observation(names[digest]).blinded
+                    for alias, digest in zip(ALIASES, row, strict=True)
+                },
+            )
+        )
+    return PreparedReview(packets=tuple(packets), mapping=mapping)
+
+
+def _nonce(key: bytes, pack_digest: str, identity_digest: str, unit_digest: str) -> str:
+    return hmac_digest(key, NONCE_DOMAIN, [pack_digest, identity_digest, unit_digest])
+
+
+def expected_packet_digest(
+    pack: ValidationPack, key: bytes, mapping: SealedMapping, unit: int
+) -> str:
+    """The digest the packet of ``unit`` must have, rebuilt from the pack as it is now."""
+    case = pack.cases[unit]
+    names = {c.digest: c.name for c in pack.candidates}
+    first, second = mapping.aliases[unit]
+    return _identity_digest(
+        _nonce(key, pack.digest, mapping.identity_digest, case.unit_digest),
+        pack.digest,
+        pack.task,
+        unit,
+        (SourceReference(a.digest, a.media_type) for a in case.assets),
+        case.frozen_context.digest,
+        (
+            case.observation(names[first]).blinded.digest,
+            case.observation(names[second]).blinded.digest,
+        ),
+    )
+
+
+def verify_review_evidence(
+    pack: ValidationPack,
+    reviewer: ReviewerQualification,
+    mapping: SealedMapping,
+    packets: Iterable[ReviewPacket],
+    key: bytes,
+) -> None:
+    """Refuse evidence that does not verify, before any alias is resolved.
+
+    In order: the reviewer must be eligible now; the mapping must belong to the
+    reviewer's identity, be made with this key and be unaltered; it must have
+    been prepared for this exact pack and for the reviewer's qualification as
+    it is now; every packet must equal the packet rebuilt from the pack now.
+    """
+    check_eligible(reviewer, pack.task)
+    if mapping.identity_digest != reviewer.identity_digest:
+        raise ReviewerMismatch()
+    verify_mapping(key, mapping)
+    if mapping.pack_digest != pack.digest or len(mapping.aliases) != len(pack.cases):
+        raise StaleEvidence()
+    if mapping.reviewer_digest != reviewer.digest:
+        raise QualificationChanged()
+    candidates = {c.digest for c in pack.candidates}
+    if any(set(row) != candidates for row in mapping.aliases):
+        raise StaleEvidence()
+    for packet in packets:
+        if packet.unit >= len(pack.cases):
+            raise StaleEvidence()
+        if packet.digest != expected_packet_digest(pack, key, mapping, packet.unit):
+            raise StaleEvidence()
