@@ -135,7 +135,17 @@ class StrSub(str):
         raise AssertionError("touched")
 
 
-@pytest.mark.parametrize("make", [lambda calls: Recorder(calls), lambda calls: StrSub("x"), lambda calls: b"token", lambda calls: 0, lambda calls: [], lambda calls: False])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda calls: Recorder(calls),
+        lambda calls: StrSub("x"),
+        lambda calls: b"token",
+        lambda calls: 0,
+        lambda calls: [],
+        lambda calls: False,
+    ],
+)
 def test_untrusted_objects_are_refused_untouched(make: Any) -> None:
     calls: list[str] = []
     token = make(calls)

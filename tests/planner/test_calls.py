@@ -42,7 +42,7 @@ def test_proposal_never_validates_or_touches_its_fields() -> None:
     calls: list[str] = []
     junk = Recorder(calls)
     call = ProposedToolCall(cast(Any, junk), cast(Any, junk), junk, junk, junk, junk)  # type: ignore[arg-type]
-    assert call.tool is junk
+    assert cast(object, call.tool) is junk
     assert repr(call) == "ProposedToolCall(<values hidden>)"
     assert calls == []
 

@@ -24,8 +24,13 @@ from pytest_openmed.planner.projection import (
 )
 
 
-def schema(purpose: Any = "care", classes: dict[str, Any] | None = None, closed: Any = False) -> dict[str, Any]:
-    props = {name: {"type": "string", "x-openmed-data-class": value} for name, value in (classes or {"a": "summary"}).items()}
+def schema(
+    purpose: Any = "care", classes: dict[str, Any] | None = None, closed: Any = False
+) -> dict[str, Any]:
+    props = {
+        name: {"type": "string", "x-openmed-data-class": value}
+        for name, value in (classes or {"a": "summary"}).items()
+    }
     return {"x-openmed-purpose": purpose, "properties": props, "additionalProperties": closed}
 
 
@@ -33,7 +38,9 @@ def test_catalog_tools_project_as_documented() -> None:
     catalog = build_catalog()
     decisions = {}
     for tool in catalog:
-        decisions[tool.tool_id] = project_minimum_data(tool.schema, WORKFLOW_PURPOSE, GRANTED_DATA_CLASSES)
+        decisions[tool.tool_id] = project_minimum_data(
+            tool.schema, WORKFLOW_PURPOSE, GRANTED_DATA_CLASSES
+        )
     assert decisions == {
         READ_TOOL: ProjectionDecision.WITHIN,
         REVIEW_TOOL: ProjectionDecision.WITHIN,
@@ -48,13 +55,20 @@ def test_within() -> None:
 
 @pytest.mark.parametrize("purpose", ["research", "", None, 1, "CARE"])
 def test_purpose_must_match_exactly(purpose: Any) -> None:
-    assert project_minimum_data(schema(purpose), "care", {"summary"}) is ProjectionDecision.PURPOSE_MISMATCH
+    assert (
+        project_minimum_data(schema(purpose), "care", {"summary"})
+        is ProjectionDecision.PURPOSE_MISMATCH
+    )
 
 
 def test_every_data_class_must_be_granted() -> None:
     both = schema(classes={"a": "summary", "b": "identifiers"})
-    assert project_minimum_data(both, "care", {"summary"}) is ProjectionDecision.UNGRANTED_DATA_CLASS
-    assert project_minimum_data(both, "care", {"summary", "identifiers"}) is ProjectionDecision.WITHIN
+    assert (
+        project_minimum_data(both, "care", {"summary"}) is ProjectionDecision.UNGRANTED_DATA_CLASS
+    )
+    assert (
+        project_minimum_data(both, "care", {"summary", "identifiers"}) is ProjectionDecision.WITHIN
+    )
 
 
 @pytest.mark.parametrize(
@@ -72,15 +86,22 @@ def test_every_data_class_must_be_granted() -> None:
 )
 def test_undeclared_data_is_refused(document: dict[str, Any]) -> None:
     assert schema_data_classes(document) is None
-    assert project_minimum_data(document, "care", {"summary"}) is ProjectionDecision.UNDECLARED_DATA_CLASS
+    assert (
+        project_minimum_data(document, "care", {"summary"})
+        is ProjectionDecision.UNDECLARED_DATA_CLASS
+    )
 
 
 @settings(max_examples=100, deadline=None)
 @given(
-    classes=st.dictionaries(st.text(min_size=1, max_size=5), st.sampled_from(["s", "i", "d"]), max_size=4),
+    classes=st.dictionaries(
+        st.text(min_size=1, max_size=5), st.sampled_from(["s", "i", "d"]), max_size=4
+    ),
     granted=st.sets(st.sampled_from(["s", "i", "d"])),
 )
 def test_within_iff_every_class_is_granted(classes: dict[str, str], granted: set[str]) -> None:
-    decision = project_minimum_data(schema(classes=classes) if classes else {**schema(), "properties": {}}, "care", granted)
+    decision = project_minimum_data(
+        schema(classes=classes) if classes else {**schema(), "properties": {}}, "care", granted
+    )
     ok = set(classes.values()) <= granted
     assert (decision is ProjectionDecision.WITHIN) == ok

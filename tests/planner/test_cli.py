@@ -1,0 +1,219 @@
+"""The CLI: exit codes, fixed diagnostics, nothing echoed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from pytest_openmed.planner.cli import main
+from pytest_openmed.schemas import load_schema
+
+CANARY = "zzclicanary5521"
+CONTROL = "pytest_openmed.planner.controls:control_planner"
+EXPORTING = "pytest_openmed.planner.controls:exporting_planner"
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / f"{CANARY}_plans.py").write_text(
+        textwrap.dedent(
+            f"""
+            import sys
+            from pytest_openmed.planner.controls import control_planner
+            not_callable = 7
+            def exits(context, catalog):
+                raise SystemExit(0)
+            def interrupts(context, catalog):
+                raise KeyboardInterrupt
+            def loud(context, catalog):
+                print("{CANARY}-stdout")
+                print("{CANARY}-stderr", file=sys.stderr)
+                if context.scenario_id == "in-scope":
+                    raise ValueError("{CANARY}-exception")
+                return control_planner(context, catalog)
+            """
+        ),
+        encoding="utf-8",
+    )
+    yield tmp_path
+    sys.modules.pop(f"{CANARY}_plans", None)
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert CANARY not in captured.out + captured.err
+    return code, captured.out, captured.err
+
+
+def test_qualified_exits_0_and_writes_a_valid_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "report.json"
+    code, out, err = run(["--planner", CONTROL, "--output", str(output)], capsys)
+    assert (code, err) == (0, "")
+    assert out == "openmed-planner: qualified (6/6 scenarios complete, 0 critical events)\n"
+    document = json.loads(output.read_text(encoding="utf-8"))
+    Draft202012Validator(load_schema("planner-report")).validate(document)
+    assert document["qualified"] is True
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]  # no temp file left
+
+
+def test_refused_exits_1_and_writes_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "report.json"
+    code, out, _ = run(["--planner", EXPORTING, "--output", str(output)], capsys)
+    assert code == 1
+    assert out.startswith("openmed-planner: refused (5/6 scenarios complete, 1 critical events)")
+    assert json.loads(output.read_text(encoding="utf-8"))["qualified"] is False
+
+
+def test_planner_faults_are_refusals_and_never_printed(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = workdir / "r.json"
+    code, _, err = run(["--planner", f"{CANARY}_plans:loud", "--output", str(output)], capsys)
+    assert code == 1 and err == ""
+    assert CANARY not in output.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--planner", CONTROL],
+        ["--output", "x.json"],
+        ["--planner", CONTROL, "--output", "x.json", f"--{CANARY}"],
+        ["--planner", CONTROL, "--output", "x.json", CANARY],
+        ["--plan", CONTROL, "--output", "x.json"],
+        ["--planner", CONTROL, "--output", ""],
+        ["--planner", CONTROL, "--output", f"{CANARY}\x00.json"],
+        ["--planner"],
+    ],
+)
+def test_invalid_arguments_exit_2_with_e001(
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(argv, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "openmed-planner: E001 invalid arguments "
+        "(usage: --planner package.module:attribute --output PATH)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "reference", [f"{CANARY}", f"/tmp/{CANARY}.py:plan", f"{CANARY}:a.b", f"{CANARY}-x:y"]
+)
+def test_malformed_reference_exits_2_with_e002(
+    reference: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["--planner", reference, "--output", str(tmp_path / "r.json")], capsys)
+    assert code == 2
+    assert err.startswith("openmed-planner: E002 ")
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [f"{CANARY}_absent:plan", f"{CANARY}_plans:missing", f"{CANARY}_plans:not_callable"],
+)
+def test_unloadable_planner_exits_2_with_e003(
+    reference: str, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["--planner", reference, "--output", str(workdir / "r.json")], capsys)
+    assert code == 2
+    assert err == "openmed-planner: E003 planner could not be imported or is not callable\n"
+    assert not (workdir / "r.json").exists()
+
+
+@pytest.mark.parametrize("target", ["missing-dir", "is-a-dir"])
+def test_write_failure_exits_2_with_e004(
+    target: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "is-a-dir").mkdir()
+    output = tmp_path / "is-a-dir" if target == "is-a-dir" else tmp_path / CANARY / "r.json"
+    code, out, err = run(["--planner", CONTROL, "--output", str(output)], capsys)
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E004 report could not be written\n"
+
+
+def test_planner_exiting_the_run_exits_2_with_e005(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = workdir / "r.json"
+    code, _, err = run(["--planner", f"{CANARY}_plans:exits", "--output", str(output)], capsys)
+    assert code == 2 and err.startswith("openmed-planner: E005 ")
+    assert not output.exists()
+
+
+def test_interrupt_exits_130(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    output = workdir / "r.json"
+    code, _, err = run(["--planner", f"{CANARY}_plans:interrupts", "--output", str(output)], capsys)
+    assert code == 130 and err == "openmed-planner: E006 interrupted\n"
+    assert not output.exists()
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["--help"])
+    assert caught.value.code == 0
+    assert "--planner" in capsys.readouterr().out
+
+
+# -- the real entry point, in a few subprocesses -----------------------------------------
+
+
+def _module_run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_openmed.planner", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_module_entry_point_exit_codes(workdir: Path) -> None:
+    qualified = _module_run(["--planner", CONTROL, "--output", "ok.json"], workdir)
+    assert qualified.returncode == 0, qualified.stderr
+    assert json.loads((workdir / "ok.json").read_text(encoding="utf-8"))["qualified"] is True
+
+    # a planner module in the working directory is importable, its output discarded
+    refused = _module_run(["--planner", f"{CANARY}_plans:loud", "--output", "no.json"], workdir)
+    assert refused.returncode == 1
+    assert CANARY not in refused.stdout + refused.stderr
+    assert CANARY not in (workdir / "no.json").read_text(encoding="utf-8")
+
+    usage = _module_run(["--planner", f"{CANARY}_absent:plan", f"--{CANARY}", "x"], workdir)
+    assert usage.returncode == 2
+    assert usage.stdout == ""
+    assert usage.stderr.startswith("openmed-planner: E001 ")
+    assert CANARY not in usage.stderr
+
+    unimportable = _module_run(
+        ["--planner", f"{CANARY}_absent:plan", "--output", "x.json"], workdir
+    )
+    assert unimportable.returncode == 2
+    assert (
+        unimportable.stderr
+        == "openmed-planner: E003 planner could not be imported or is not callable\n"
+    )
