@@ -57,8 +57,14 @@ class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
         super().__init__(text, pytrace=False)
 
 
-class GateInputError(Exception):
-    """A gate's inputs were refused; the message is fixed and value-free."""
+class GateInputError(pytest.fail.Exception):  # type: ignore[name-defined,misc]
+    """A gate's inputs were refused; the message is fixed and value-free.
+
+    Raised in item setup, so pytest reports an *error* showing only this text.
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, pytrace=False)
 
 
 class GateFile(pytest.File):
@@ -134,13 +140,6 @@ class GateItem(pytest.Item):
             if expected is not GateStatus.PASSED:
                 text += f" (control expected {expected.value})"
             raise GateFailed(text)
-
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | Any:
-        if isinstance(excinfo.value, GateInputError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, None, str]:
         return self.path, None, f"{self.parent.name}::{self.name}"

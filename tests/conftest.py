@@ -1,0 +1,17 @@
+"""Suite-wide test setup."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolate_pytester_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep unrelated installed plugins out of runs driven by ``pytester``.
+
+    pytest-benchmark (present on some machines) warns under xdist, and this
+    suite turns warnings into errors; runs that exercise our plugin should not
+    depend on what else happens to be installed.
+    """
+    if "pytester" in request.fixturenames:
+        monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:benchmark")

@@ -1,0 +1,256 @@
+"""A claims gate file end to end: items, outcomes, report, summary, xdist, disclosure."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import CANARY, esc, validate_report
+
+ITEMS = [
+    "gates.openmed.toml::claims[notes]::overall",
+    "gates.openmed.toml::claims[notes]::class[diagnosis]",
+    "gates.openmed.toml::claims[notes]::class[medication]",
+]
+
+
+def test_items_pass_and_fail_as_thresholds_dictate(claims_project: pytest.Pytester) -> None:
+    result = claims_project.runpytest("-v", "--openmed-report", "report.json")
+    result.assert_outcomes(passed=2, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            f"{esc(ITEMS[0])} PASSED*",
+            f"{esc(ITEMS[1])} PASSED*",
+            f"{esc(ITEMS[2])} FAILED*",
+            "openmed claims gate: threshold (unsupported_rate): *claim_count=10*unsupported_count=2*",
+            "*= openmed gates =*",
+            "PASSED  passed    *" + esc("claims[notes]::overall"),
+            "FAILED  threshold *"
+            + esc("claims[notes]::class[medication]")
+            + " (unsupported_rate)*",
+        ]
+    )
+    report = validate_report(claims_project.path / "report.json")
+    assert [gate["nodeid"] for gate in report["gates"]] == ITEMS
+    overall = report["gates"][0]
+    assert overall["metrics"]["claim_count"] == 20
+    assert overall["metrics"]["unsupported_count"] == 2
+    assert overall["metrics"]["unsupported_rate"] == 0.1
+    assert report["summary"]["outcomes"] == {"passed": 2, "failed": 1, "error": 0, "skipped": 0}
+    assert report["summary"]["statuses"]["threshold"] == 1
+
+
+def test_upper_bound_threshold(pytester: pytest.Pytester) -> None:
+    from .conftest import write_claims_project
+
+    write_claims_project(
+        pytester.path,
+        '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+        "max_upper = 0.05\n",
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["openmed claims gate: threshold (interval_upper)*"])
+
+
+def test_keyword_selection_and_last_failed(claims_project: pytest.Pytester) -> None:
+    claims_project.runpytest("-k", "medication").assert_outcomes(failed=1)
+    claims_project.runpytest().assert_outcomes(passed=2, failed=1)
+    result = claims_project.runpytest("--lf")
+    result.assert_outcomes(failed=1)
+    result = claims_project.runpytest("-x")
+    result.assert_outcomes(passed=2, failed=1)
+
+
+def test_xdist_report_equals_the_serial_report(claims_project: pytest.Pytester) -> None:
+    serial = claims_project.runpytest("--openmed-report", "serial.json")
+    serial.assert_outcomes(passed=2, failed=1)
+    # A real subprocess: xdist workers are separate interpreters anyway.
+    parallel = claims_project.runpytest_subprocess("-n", "2", "--openmed-report", "parallel.json")
+    parallel.assert_outcomes(passed=2, failed=1)
+    assert validate_report(claims_project.path / "serial.json") == validate_report(
+        claims_project.path / "parallel.json"
+    )
+    parallel.stdout.fnmatch_lines(
+        ["*= openmed gates =*", "FAILED  threshold *" + esc("class[medication]") + "*"]
+    )
+
+
+def test_junit_xml_carries_verdict_properties(claims_project: pytest.Pytester) -> None:
+    claims_project.runpytest("--junitxml", "junit.xml")
+    xml = (claims_project.path / "junit.xml").read_text()
+    assert 'name="openmed.status" value="threshold"' in xml
+    assert 'name="openmed.metric.unsupported_count" value="2"' in xml
+
+
+def test_nothing_identifying_reaches_terminal_junit_report_or_markdown(
+    claims_project: pytest.Pytester,
+) -> None:
+    result = claims_project.runpytest(
+        "-vv",
+        "-rA",
+        "--junitxml",
+        "junit.xml",
+        "--openmed-report",
+        "r.json",
+        "--openmed-markdown",
+        "summary.md",
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    for text in (
+        result.stdout.str(),
+        result.stderr.str(),
+        (claims_project.path / "junit.xml").read_text(),
+        (claims_project.path / "r.json").read_text(),
+        (claims_project.path / "summary.md").read_text(),
+    ):
+        assert CANARY not in text
+
+
+def test_refused_inputs_are_errors_not_failures(claims_project: pytest.Pytester) -> None:
+    rows = json.loads((claims_project.path / "claims.json").read_text())
+    rows.append(dict(rows[0]))  # duplicate claim_id
+    (claims_project.path / "claims.json").write_text(json.dumps(rows))
+    result = claims_project.runpytest("--openmed-report", "r.json")
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["openmed claims gate input refused: ValueError: *"])
+    assert CANARY not in result.stdout.str()
+    report = validate_report(claims_project.path / "r.json")
+    assert {gate["outcome"] for gate in report["gates"]} == {"error"}
+    assert {gate["status"] for gate in report["gates"]} == {None}
+
+
+def test_missing_input_file_is_an_error(claims_project: pytest.Pytester) -> None:
+    (claims_project.path / "evidence.jsonl").unlink()
+    result = claims_project.runpytest()
+    result.assert_outcomes(errors=3)
+    after_header = result.stdout.str().split("collected 3 items", 1)[1]
+    assert str(claims_project.path) not in after_header
+    assert "evidence.jsonl" not in after_header
+
+
+def test_seed_option_and_ini_twin_change_nothing_but_the_interval(
+    claims_project: pytest.Pytester,
+) -> None:
+    claims_project.runpytest("--openmed-seed", "1", "--openmed-report", "a.json")
+    claims_project.makeini("[pytest]\nopenmed_seed = 1\nopenmed_report = b.json\n")
+    claims_project.runpytest()
+    assert validate_report(claims_project.path / "a.json") == validate_report(
+        claims_project.path / "b.json"
+    )
+
+
+def test_hooks_see_every_verdict_and_may_amend_the_report(claims_project: pytest.Pytester) -> None:
+    claims_project.makeconftest(
+        """
+        SEEN = []
+
+        def pytest_openmed_gate_result(config, item, result):
+            SEEN.append((item.name, result.status.value))
+
+        def pytest_openmed_report(config, report):
+            report["extensions"]["seen"] = sorted(SEEN)
+        """
+    )
+    claims_project.runpytest("--openmed-report", "r.json")
+    report = validate_report(claims_project.path / "r.json")
+    assert report["extensions"]["seen"] == [
+        ["class[diagnosis]", "passed"],
+        ["class[medication]", "threshold"],
+        ["overall", "passed"],
+    ]
+
+
+def test_report_write_failure_is_reported_without_the_path(claims_project: pytest.Pytester) -> None:
+    result = claims_project.runpytest("--openmed-report", "missing-dir/r.json")
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    result.stdout.fnmatch_lines(["*OPENMED-REPORT-WRITE*"])
+    assert "missing-dir" not in result.stdout.str().replace("--openmed-report", "")
+
+
+def test_claim_scorer_enforces_the_marker(claims_project: pytest.Pytester) -> None:
+    claims_project.makepyfile(
+        """
+        import json
+        from pathlib import Path
+        import pytest
+
+        def load():
+            claims = json.loads(Path("claims.json").read_text())
+            rows = [json.loads(l) for l in Path("evidence.jsonl").read_text().splitlines()]
+            return claims, rows
+
+        @pytest.mark.openmed_claims(max_unsupported_rate=0.2, classes={"medication": {"max_upper": 0.5}})
+        def test_within():
+            pass
+
+        @pytest.mark.openmed_claims(max_unsupported_rate=0.2, classes={"medication": {"max_upper": 0.5}})
+        def test_within_thresholds(claim_scorer):
+            report = claim_scorer(*load())
+            assert report.overall.claim_count == 20
+
+        @pytest.mark.openmed_claims(classes={"medication": {"max_unsupported_rate": 0.1}}, resamples=50)
+        def test_over_threshold(claim_scorer):
+            claim_scorer(*load())
+        """
+    )
+    result = claims_project.runpytest(
+        "test_claim_scorer_enforces_the_marker.py", "--openmed-report", "r.json"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [esc("class[medication]") + ": openmed claims gate: threshold (unsupported_rate)*"]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert CANARY not in result.stdout.str()
+    report = validate_report(claims_project.path / "r.json")
+    parts = [
+        (gate["nodeid"].split("::")[-1], gate["part"], gate["outcome"]) for gate in report["gates"]
+    ]
+    assert parts == [
+        ("test_over_threshold", "class[medication]", "failed"),
+        ("test_over_threshold", "overall", "failed"),
+        ("test_within_thresholds", "class[medication]", "passed"),
+        ("test_within_thresholds", "overall", "passed"),
+    ]
+
+
+def test_bad_marker_arguments_are_usage_errors(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.openmed_claims(max_unsupported_rate=2)
+        def test_x(claim_scorer):
+            pass
+        """
+    )
+    result = pytester.runpytest()
+    assert result.ret != 0
+    assert (
+        "max_unsupported_rate must be a number from 0 to 1"
+        in result.stdout.str() + result.stderr.str()
+    )
+
+
+def test_a_report_is_written_even_when_no_gate_ran(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_ok():\n    pass\n")
+    pytester.runpytest("--openmed-report", "r.json").assert_outcomes(passed=1)
+    assert validate_report(pytester.path / "r.json")["gates"] == []
+
+
+def test_custom_gate_marker_is_listed_with_its_outcome(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.openmed_gate(kind="custom")
+        def test_signed_off():
+            assert False
+        """
+    )
+    pytester.runpytest("--openmed-report", "r.json").assert_outcomes(failed=1)
+    (gate,) = validate_report(pytester.path / "r.json")["gates"]
+    assert (gate["kind"], gate["status"], gate["outcome"]) == ("custom", None, "failed")
