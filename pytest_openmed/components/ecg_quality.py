@@ -1,0 +1,299 @@
+"""ECG acquisition quality: per-lead artefact flags and an overall verdict (non-diagnostic).
+
+PYTEST_DONT_REWRITE
+
+Each lead of an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG,
+see :mod:`._waveform`) is measured five ways, each in a documented unit:
+
+=====================  ===============================================================
+``flatline``           fraction of the recording where the lead varies by ≤ 5 µV
+                       within a 200 ms window (lead-off, dropout)
+``clipping``           fraction of samples held at the lead's extreme value in runs of
+                       ≥ 10 ms (amplifier saturation), flat stretches excluded
+``baseline_wander``    peak-to-peak (mV) of the baseline: the lead decimated to ~50 Hz,
+                       then median-filtered over 200 ms and 600 ms,
+                       ignoring 0.4 s at each end and 0.3 s around flat stretches
+``mains_interference`` amplitude (mV) of a 50 or 60 Hz line: Welch power within ±1 Hz
+                       above the neighbouring spectrum (±2–8 Hz), as √(2P)
+``noise``              broadband RMS (mV): median Welch density (median over 2 s
+                       segments) in 100–150 Hz, as the white-noise RMS over the band
+=====================  ===============================================================
+
+Every measure has a borderline band ``[borderline, flag)``.  At or above
+``flag`` the lead carries that flag; inside the band the measure is
+*borderline*.  The overall verdict: ``unacceptable`` when more leads are
+flagged than the configuration tolerates, else ``abstain`` (reason
+``borderline_quality``) when some measure is borderline and the configuration
+abstains on borderline recordings, else ``acceptable``.  Recordings shorter
+than 5 s or sampled below 250 Hz are not judged (abstain).
+
+These are acquisition-quality *candidates* for gating a pipeline, not a
+clinical judgement of the recording.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_openmed.components._base import ComponentOutput, check_asset
+from pytest_openmed.components._waveform import Waveform, read_waveform
+
+__all__ = [
+    "ABSTAIN_REASONS",
+    "CONFIG_A",
+    "CONFIG_B",
+    "FLAGS",
+    "MIN_DURATION_S",
+    "MIN_SAMPLING_RATE_HZ",
+    "LeadQuality",
+    "QualityConfig",
+    "assess_leads",
+    "assess_waveform",
+    "run",
+]
+
+#: The closed flag vocabulary, in the order flags are listed.
+FLAGS = ("flatline", "clipping", "baseline_wander", "mains_interference", "noise")
+#: The closed abstain vocabulary.
+ABSTAIN_REASONS = ("borderline_quality", "recording_too_short", "sampling_rate_too_low")
+#: Shortest recording judged (s) and lowest sampling rate judged (Hz).
+MIN_DURATION_S = 5.0
+MIN_SAMPLING_RATE_HZ = 250.0
+
+_FLAT_WINDOW_S = 0.2
+_FLAT_TOLERANCE_MV = 0.005
+_CLIP_RUN_S = 0.010
+_WANDER_EDGE_S = 0.4
+_WELCH_SEGMENT_S = 2.0
+_NOISE_BAND_HZ = (100.0, 150.0)
+_MAINS_HZ = (50.0, 60.0)
+
+
+def _check_band(band: object) -> None:
+    if type(band) is not tuple or len(band) != 2:
+        raise TypeError("each threshold band must be a (borderline, flag) tuple")
+    low, high = band
+    if any(isinstance(v, bool) or not isinstance(v, int | float) for v in band):
+        raise TypeError("threshold bands must hold numbers")
+    if not (math.isfinite(low) and math.isfinite(high) and 0.0 < low <= high):
+        raise ValueError("threshold bands must satisfy 0 < borderline <= flag")
+
+
+@dataclass(frozen=True, slots=True)
+class QualityConfig:
+    """Thresholds (borderline, flag) per measure, and the verdict policy.
+
+    ``max_flagged_leads``: how many flagged leads still leave the recording
+    acceptable.  ``abstain_on_borderline``: whether a borderline measure (and
+    no excess of flagged leads) makes the component abstain.
+    """
+
+    flatline: tuple[float, float] = (0.03, 0.08)
+    clipping: tuple[float, float] = (0.002, 0.005)
+    baseline_wander: tuple[float, float] = (0.5, 1.0)
+    mains_interference: tuple[float, float] = (0.015, 0.03)
+    noise: tuple[float, float] = (0.03, 0.06)
+    max_flagged_leads: int = 0
+    abstain_on_borderline: bool = True
+
+    def __post_init__(self) -> None:
+        for kind in FLAGS:
+            _check_band(getattr(self, kind))
+        if type(self.max_flagged_leads) is not int or not 0 <= self.max_flagged_leads <= 12:
+            raise ValueError("max_flagged_leads must be an int in 0..12")
+        if type(self.abstain_on_borderline) is not bool:
+            raise TypeError("abstain_on_borderline must be a bool")
+
+    def band(self, kind: str) -> tuple[float, float]:
+        """The (borderline, flag) thresholds of one measure."""
+        if kind not in FLAGS:
+            raise ValueError("unknown quality measure")
+        band: tuple[float, float] = getattr(self, kind)
+        return band
+
+
+#: Conservative: any flagged lead makes the recording unacceptable; borderline abstains.
+CONFIG_A = QualityConfig()
+#: Permissive: up to two flagged leads are tolerated; borderline counts as acceptable.
+CONFIG_B = QualityConfig(max_flagged_leads=2, abstain_on_borderline=False)
+
+
+@dataclass(frozen=True, slots=True)
+class LeadQuality:
+    """The five measures of one lead, with the flags and borderline measures they give."""
+
+    measures: Mapping[str, float]
+    flags: tuple[str, ...]
+    borderline: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if set(self.measures) != set(FLAGS):
+            raise ValueError("measures must cover every quality measure")
+        object.__setattr__(self, "measures", MappingProxyType(dict(self.measures)))
+
+    def __repr__(self) -> str:
+        return f"LeadQuality(flags={self.flags!r}, borderline={self.borderline!r})"
+
+
+# -- measures -------------------------------------------------------------------
+
+
+def _flat_mask(lead: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.bool_]:
+    from scipy import ndimage
+
+    window = max(3, round(_FLAT_WINDOW_S * fs))
+    spread = ndimage.maximum_filter1d(lead, window) - ndimage.minimum_filter1d(lead, window)
+    narrow: npt.NDArray[np.bool_] = spread <= _FLAT_TOLERANCE_MV
+    if not narrow.any():
+        return narrow
+    # A window centre is marked only when its whole window is flat: grow it back.
+    grown: npt.NDArray[np.bool_] = ndimage.binary_dilation(narrow, structure=np.ones(window, bool))
+    return grown
+
+
+def _clipped_fraction(
+    lead: npt.NDArray[np.float64], flat: npt.NDArray[np.bool_], fs: float
+) -> float:
+    from scipy import ndimage
+
+    active = lead[~flat]
+    if active.size == 0 or active.max() == active.min():
+        return 0.0
+    shortest = max(2, math.ceil(_CLIP_RUN_S * fs))
+    clipped = 0
+    for rail in (active.max(), active.min()):
+        runs, count = ndimage.label((lead == rail) & ~flat)
+        if count:
+            lengths = np.bincount(runs.ravel())[1:]
+            clipped += int(lengths[lengths >= shortest].sum())
+    return clipped / int(lead.shape[0])
+
+
+def _baseline_excursion(
+    lead: npt.NDArray[np.float64], flat: npt.NDArray[np.bool_], fs: float
+) -> float:
+    from scipy import ndimage, signal
+
+    step = max(1, int(fs // 50.0))
+    sos = signal.butter(4, 20.0, btype="lowpass", fs=fs, output="sos")
+    slow = signal.sosfiltfilt(sos, lead)[::step]
+    rate = fs / step
+    for window_s in (0.2, 0.6):
+        size = 2 * round(window_s * rate / 2.0) + 1
+        slow = ndimage.median_filter(slow, size=size, mode="nearest")
+    # Ignore the baseline within 0.3 s of a flat stretch (its edges are steps, not
+    # drift) and within 0.4 s of either end (the windows there see part-beats only).
+    margin = round(0.3 * rate)
+    keep = ~ndimage.binary_dilation(flat[::step], structure=np.ones(2 * margin + 1, bool))
+    edge = round(_WANDER_EDGE_S * rate)
+    keep[:edge] = False
+    keep[keep.shape[0] - edge :] = False
+    kept = slow[keep]
+    return float(kept.max() - kept.min()) if kept.size else 0.0
+
+
+def _spectra(
+    lead: npt.NDArray[np.float64], fs: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    from scipy import signal
+
+    segment = min(lead.shape[0], round(_WELCH_SEGMENT_S * fs))
+    freqs, mean_psd = signal.welch(lead, fs=fs, nperseg=segment, average="mean")
+    _, median_psd = signal.welch(lead, fs=fs, nperseg=segment, average="median")
+    return freqs, mean_psd, median_psd
+
+
+def _mains_amplitude(
+    freqs: npt.NDArray[np.float64], psd: npt.NDArray[np.float64], fs: float
+) -> float:
+    resolution = float(freqs[1] - freqs[0])
+    amplitude = 0.0
+    for line in _MAINS_HZ:
+        if line + 10.0 >= fs / 2.0:
+            continue
+        distance = np.abs(freqs - line)
+        band = distance <= 1.0
+        background = float(np.median(psd[(distance >= 2.0) & (distance <= 8.0)]))
+        power = float(np.sum(psd[band] - background)) * resolution
+        amplitude = max(amplitude, math.sqrt(2.0 * max(power, 0.0)))
+    return amplitude
+
+
+def _noise_rms(freqs: npt.NDArray[np.float64], psd: npt.NDArray[np.float64], fs: float) -> float:
+    high = min(_NOISE_BAND_HZ[1], 0.9 * fs / 2.0)
+    band = (freqs >= _NOISE_BAND_HZ[0]) & (freqs <= high)
+    return math.sqrt(float(np.median(psd[band])) * fs / 2.0)
+
+
+def _measure(lead: npt.NDArray[np.float64], fs: float) -> dict[str, float]:
+    flat = _flat_mask(lead, fs)
+    freqs, mean_psd, median_psd = _spectra(lead, fs)
+    return {
+        "flatline": float(flat.mean()),
+        "clipping": _clipped_fraction(lead, flat, fs),
+        "baseline_wander": _baseline_excursion(lead, flat, fs),
+        "mains_interference": _mains_amplitude(freqs, mean_psd, fs),
+        "noise": _noise_rms(freqs, median_psd, fs),
+    }
+
+
+def assess_leads(waveform: Waveform, config: QualityConfig = CONFIG_A) -> Mapping[str, LeadQuality]:
+    """Measure every lead and classify each measure against ``config``.
+
+    The recording must already meet :data:`MIN_DURATION_S` and
+    :data:`MIN_SAMPLING_RATE_HZ` (``ValueError`` otherwise).
+    """
+    if waveform.duration_s < MIN_DURATION_S or waveform.sampling_rate_hz < MIN_SAMPLING_RATE_HZ:
+        raise ValueError("recording is too short or sampled too slowly to assess")
+    result: dict[str, LeadQuality] = {}
+    for name, lead in zip(waveform.lead_names, waveform.samples, strict=True):
+        measures = _measure(lead, waveform.sampling_rate_hz)
+        flags = tuple(k for k in FLAGS if measures[k] >= config.band(k)[1])
+        borderline = tuple(
+            k for k in FLAGS if config.band(k)[0] <= measures[k] < config.band(k)[1]
+        )
+        result[name] = LeadQuality(measures=measures, flags=flags, borderline=borderline)
+    return MappingProxyType(result)
+
+
+def assess_waveform(waveform: Waveform, config: QualityConfig = CONFIG_A) -> ComponentOutput:
+    """The component on an already decoded recording."""
+    if waveform.sampling_rate_hz < MIN_SAMPLING_RATE_HZ:
+        return _abstain("sampling_rate_too_low")
+    if waveform.duration_s < MIN_DURATION_S:
+        return _abstain("recording_too_short")
+    leads = assess_leads(waveform, config)
+    output: dict[str, Any] = {
+        "leads": {name: {"flags": list(quality.flags)} for name, quality in leads.items()}
+    }
+    flagged = sum(1 for quality in leads.values() if quality.flags)
+    borderline = any(quality.borderline for quality in leads.values())
+    if flagged > config.max_flagged_leads:
+        output["overall"] = "unacceptable"
+    elif borderline and config.abstain_on_borderline:
+        output["overall"] = "abstain"
+        return ComponentOutput(output=output, abstained=True, abstain_reason="borderline_quality")
+    else:
+        output["overall"] = "acceptable"
+    return ComponentOutput(output=output)
+
+
+def _abstain(reason: str) -> ComponentOutput:
+    return ComponentOutput(
+        output={"overall": "abstain", "leads": {}}, abstained=True, abstain_reason=reason
+    )
+
+
+def run(asset: bytes, config: QualityConfig = CONFIG_A) -> ComponentOutput:
+    """Judge the acquisition quality of one ECG carrier (JSON waveform or DICOM ECG)."""
+    check_asset(asset)
+    if type(config) is not QualityConfig:
+        raise TypeError("config must be a QualityConfig")
+    return assess_waveform(read_waveform(asset), config)

@@ -1,0 +1,642 @@
+"""Generated 12-lead ECG recordings with exact beat and artefact truth (synthetic, non-diagnostic).
+
+PYTEST_DONT_REWRITE
+
+A recording is built from five wave pulses per beat (P, Q, R, S, T), each a
+raised-cosine (Hann) pulse with *compact support*: it is exactly zero before
+its onset and after its offset.  Each wave has one cardiac dipole; leads I and
+II are its projections on the frontal-plane lead axes, III, aVR, aVL and aVF
+follow from Einthoven's and Goldberger's relations, and V1..V6 are
+projections on horizontal-plane axes.  The truth is therefore exact:
+
+* **R peak** of a beat: the sample nearest the centre of its R pulse;
+* **P onset**: onset of the P pulse; **QRS onset**: onset of the Q pulse (the
+  first QRS pulse); **QRS offset**: offset of the S pulse (the last);
+  **T offset**: offset of the T pulse;
+* ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset − QRS onset,
+  ``qt_ms`` = T offset − QRS onset (equal for every beat of a recording);
+* ``heart_rate_bpm`` = 60,000 / mean RR (ms) of the R peaks in the recording.
+
+Every lead carries independent white noise (4–10 µV RMS) and a slow baseline
+wander (0.02–0.12 mV peak to peak); R amplitudes follow a slow respiratory
+modulation and RR intervals a ±2 % sinus arrhythmia.  No R peak lies within
+120 ms of either end of the recording.
+
+Artefacts (``adverse_acquisition`` at 1.4–3 × the flag level documented by
+``components.ecg_quality``, ``ambiguity_conflict`` inside its borderline band)
+are injected per lead, and their severity is recorded in the unit the quality
+component documents:
+
+=====================  ==========================================================
+``noise``              RMS (mV) of added white Gaussian noise
+``mains_interference`` amplitude (mV) of an added 50 or 60 Hz sinusoid
+``baseline_wander``    peak-to-peak (mV) of an added slow drift (0.05–0.35 Hz)
+``clipping``           fraction of samples held at an amplifier rail in runs ≥ 10 ms
+``flatline``           fraction of the recording replaced by a constant (lead-off)
+=====================  ==========================================================
+
+Assets are ``openmed.waveform.v1`` JSON (mV to 0.1 µV) or, with
+``carrier="dicom"``, a native 12-lead ECG DICOM written by
+:func:`waveform_dicom`.  Every value and UID derives from the seed.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pytest_openmed._canonical import canonical_bytes
+from pytest_openmed.development.sources import GeneratedSource, check_slice
+
+__all__ = [
+    "ARTEFACT_KINDS",
+    "DICOM_MEDIA_TYPE",
+    "JSON_MEDIA_TYPE",
+    "Artefact",
+    "SyntheticECG",
+    "generate_ecg_intervals",
+    "generate_ecg_quality",
+    "synthesise_ecg",
+    "waveform_dicom",
+    "waveform_json",
+]
+
+JSON_MEDIA_TYPE = "application/json"
+DICOM_MEDIA_TYPE = "application/dicom"
+
+#: The artefact kinds, named as the quality flags they should raise.
+ARTEFACT_KINDS = ("flatline", "clipping", "baseline_wander", "mains_interference", "noise")
+
+_LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
+#: Horizontal-plane angles (degrees from left towards anterior) of V1..V6.
+_PRECORDIAL_ANGLES = (115.0, 95.0, 75.0, 60.0, 30.0, 0.0)
+_PRECORDIAL_GAIN = 1.3
+#: Shortest run (s) of rail samples that counts as clipping.
+_CLIP_RUN_S = 0.010
+_EDGE_MARGIN_S = 0.12
+_MDC_CODES = {
+    "I": "2:1",
+    "II": "2:2",
+    "III": "2:61",
+    "aVR": "2:62",
+    "aVL": "2:63",
+    "aVF": "2:64",
+    **{f"V{k}": f"2:{k + 2}" for k in range(1, 7)},
+}
+_DICOM_UNITS = {"uV": ("microvolt", 1e-3), "mV": ("millivolt", 1.0)}
+
+
+@dataclass(frozen=True, slots=True)
+class Artefact:
+    """One injected artefact: its kind, the lead it is on and its severity (documented unit)."""
+
+    kind: str
+    lead: str
+    severity: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in ARTEFACT_KINDS:
+            raise ValueError("artefact kind must be one of the quality flags")
+        if self.lead not in _LEADS:
+            raise ValueError("artefact lead must be a standard lead name")
+        if not math.isfinite(self.severity) or self.severity <= 0.0:
+            raise ValueError("artefact severity must be a positive finite number")
+        if self.kind in ("flatline", "clipping") and self.severity > 1.0:
+            raise ValueError("flatline and clipping severities are fractions")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SyntheticECG:
+    """A generated recording (mV, read-only) and its JSON-able ground truth."""
+
+    sampling_rate_hz: float
+    lead_names: tuple[str, ...]
+    samples: NDArray[np.float64]
+    truth: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        data = np.array(self.samples, dtype=np.float64, copy=True)
+        if data.ndim != 2 or data.shape[0] != len(self.lead_names):
+            raise ValueError("samples must have one row per lead")
+        data.flags.writeable = False
+        object.__setattr__(self, "samples", data)
+        object.__setattr__(self, "truth", MappingProxyType(dict(self.truth)))
+
+    def __repr__(self) -> str:
+        return f"SyntheticECG(leads={len(self.lead_names)}, samples={self.samples.shape[1]})"
+
+
+# -- beats ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Morphology:
+    """Wave timings (s, relative to QRS onset) and lead weights of one recording."""
+
+    p_onset: float
+    p_duration: float
+    qrs_duration: float
+    st_duration: float
+    qt: float
+    weights: NDArray[np.float64]  # (12 leads, 5 waves: P Q R S T)
+
+
+def _unit(vector: Sequence[float]) -> NDArray[np.float64]:
+    array = np.asarray(vector, dtype=np.float64)
+    result: NDArray[np.float64] = array / np.linalg.norm(array)
+    return result
+
+
+def _lead_matrix() -> NDArray[np.float64]:
+    """Rows: lead vectors (x left, y inferior, z anterior) of the 12 standard leads."""
+    lead_i = np.array([1.0, 0.0, 0.0])
+    lead_ii = np.array([0.5, math.sqrt(3.0) / 2.0, 0.0])
+    limb = [
+        lead_i,
+        lead_ii,
+        lead_ii - lead_i,
+        -(lead_i + lead_ii) / 2.0,
+        lead_i - lead_ii / 2.0,
+        lead_ii - lead_i / 2.0,
+    ]
+    precordial = [
+        _PRECORDIAL_GAIN * np.array([math.cos(math.radians(a)), 0.0, math.sin(math.radians(a))])
+        for a in _PRECORDIAL_ANGLES
+    ]
+    return np.stack(limb + precordial)
+
+
+def _morphology(rng: np.random.Generator, rr_min: float) -> _Morphology:
+    """Draw wave timings that fit in the shortest RR, and the dipole of each wave."""
+    axis = math.radians(rng.uniform(40.0, 70.0))
+    t_axis = axis + math.radians(rng.uniform(-15.0, 15.0))
+    p_axis = math.radians(rng.uniform(45.0, 70.0))
+    dipoles = np.stack(
+        [
+            rng.uniform(0.12, 0.20) * _unit([math.cos(p_axis), math.sin(p_axis), 0.2]),
+            rng.uniform(0.10, 0.20) * _unit([-0.6, 0.3, 0.7]),
+            rng.uniform(1.0, 1.6) * _unit([math.cos(axis), math.sin(axis), -0.35]),
+            rng.uniform(0.25, 0.45) * _unit([-0.5, -0.4, -0.6]),
+            rng.uniform(0.25, 0.45) * _unit([math.cos(t_axis), math.sin(t_axis), 0.35]),
+        ]
+    )
+    weights = _lead_matrix() @ dipoles.T
+    # Shorter cycles shorten PR, P and QT, and a TP segment of at least 25 ms remains.
+    scale = min(1.0, max(0.75, math.sqrt(rr_min / 0.75)))
+    pr = rng.uniform(0.14, 0.18) * scale
+    p_duration = min(rng.uniform(0.08, 0.10) * scale, pr - 0.03)
+    qrs = rng.uniform(0.080, 0.100)
+    qt = rng.uniform(0.39, 0.43) * math.sqrt(rr_min)
+    qt = min(qt, rr_min - pr - 0.025)
+    st = min(max(0.2 * (qt - qrs), 0.02), 0.1)
+    return _Morphology(
+        p_onset=-pr,
+        p_duration=p_duration,
+        qrs_duration=qrs,
+        st_duration=st,
+        qt=qt,
+        weights=weights,
+    )
+
+
+def _add_hann(
+    basis: NDArray[np.float64], fs: float, onset: float, duration: float, amplitude: float
+) -> None:
+    """Add ``amplitude`` × a Hann pulse supported exactly on [onset, onset + duration] (s)."""
+    first = max(0, math.ceil(onset * fs))
+    last = min(basis.shape[0] - 1, math.floor((onset + duration) * fs))
+    if last < first:
+        return
+    t = np.arange(first, last + 1) / fs
+    basis[first : last + 1] += amplitude * np.sin(np.pi * (t - onset) / duration) ** 2
+
+
+def _add_t_wave(
+    basis: NDArray[np.float64], fs: float, onset: float, duration: float, amplitude: float
+) -> None:
+    """Asymmetric T wave: a slower rising half-Hann (60 %) then a faster falling one (40 %)."""
+    peak = onset + 0.6 * duration
+    end = onset + duration
+    first = max(0, math.ceil(onset * fs))
+    last = min(basis.shape[0] - 1, math.floor(end * fs))
+    if last < first:
+        return
+    t = np.arange(first, last + 1) / fs
+    rising = np.sin(0.5 * np.pi * (t - onset) / (peak - onset)) ** 2
+    falling = np.cos(0.5 * np.pi * (t - peak) / (end - peak)) ** 2
+    basis[first : last + 1] += amplitude * np.where(t <= peak, rising, falling)
+
+
+def _beat_times(
+    rng: np.random.Generator, rr: float, duration: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """R-centre times (s) covering the recording, none within the edge margins.
+
+    Returns all beat times (including beats just outside the recording, whose
+    P or T waves reach into it) and the multipliers applied to the mean RR.
+    """
+    count = int(duration / (0.96 * rr)) + 6
+    phase = rng.uniform(0.0, 2.0 * math.pi)
+    jitter = 1.0 + 0.02 * np.sin(phase + 0.9 * np.arange(count)) + rng.normal(0.0, 0.004, count)
+    intervals = rr * jitter
+    for _ in range(500):
+        # Both the phase and a ±1 % stretch of the rhythm are free: at fast rates
+        # the phase alone cannot always keep both edges clear.
+        start = rng.uniform(_EDGE_MARGIN_S, _EDGE_MARGIN_S + rr)
+        stretch = rng.uniform(0.99, 1.01)
+        times = start - 2.0 * rr + stretch * np.concatenate(([0.0], np.cumsum(intervals[:-1])))
+        inside = (times > -0.06) & (times < duration + 0.06)
+        margins = (times < _EDGE_MARGIN_S) | (times > duration - _EDGE_MARGIN_S)
+        if not np.any(inside & margins):
+            return times, stretch * jitter
+    raise RuntimeError("could not place beats away from the recording edges")  # pragma: no cover
+
+
+# -- artefacts ------------------------------------------------------------------
+
+
+def _rail_fraction(lead: NDArray[np.float64], rail: float, fs: float) -> float:
+    """Fraction of samples equal to ``rail`` in runs lasting at least 10 ms."""
+    held = np.concatenate(([False], lead == rail, [False]))
+    edges = np.flatnonzero(np.diff(held.astype(np.int8)))
+    lengths = edges[1::2] - edges[::2]
+    minimum = max(2, math.ceil(_CLIP_RUN_S * fs))
+    return float(lengths[lengths >= minimum].sum()) / int(lead.shape[0])
+
+
+def _clip(lead: NDArray[np.float64], target: float, fs: float) -> tuple[NDArray[np.float64], float]:
+    """Clip the lead's dominant side at the shallowest rail giving ``target`` rail fraction.
+
+    Works at the carrier's 0.1 µV resolution, so that rounding the result for
+    the JSON carrier cannot merge further samples into the rail.
+    """
+    sign = 1.0 if lead.max() >= -lead.min() else -1.0
+    oriented = np.round(sign * lead, 4)
+    low, high = float(np.median(oriented)), float(oriented.max())
+    for _ in range(40):
+        middle = round((low + high) / 2.0, 4)
+        if _rail_fraction(np.minimum(oriented, middle), middle, fs) >= target:
+            low = middle
+        else:
+            high = middle
+    clipped = np.minimum(oriented, low)
+    return sign * clipped, _rail_fraction(clipped, low, fs)
+
+
+def _wander(rng: np.random.Generator, t: NDArray[np.float64], peak_to_peak: float) -> Any:
+    """A slow drift (two sinusoids 0.05–0.35 Hz plus a ramp) scaled to ``peak_to_peak`` mV."""
+    drift = (
+        np.sin(2.0 * np.pi * rng.uniform(0.05, 0.2) * t + rng.uniform(0.0, 2.0 * np.pi))
+        + rng.uniform(0.3, 0.7)
+        * np.sin(2.0 * np.pi * rng.uniform(0.15, 0.35) * t + rng.uniform(0.0, 2.0 * np.pi))
+        + rng.uniform(-0.5, 0.5) * (t - t.mean()) / max(float(t[-1]), 1e-9)
+    )
+    return drift * (peak_to_peak / float(drift.max() - drift.min()))
+
+
+def _inject(
+    rng: np.random.Generator,
+    leads: NDArray[np.float64],
+    fs: float,
+    artefacts: Sequence[Artefact],
+) -> list[Artefact]:
+    """Apply the artefacts in acquisition order; return them with their realised severities."""
+    t = np.arange(leads.shape[1]) / fs
+    realised: list[Artefact] = []
+    order = {kind: position for position, kind in enumerate(
+        ("baseline_wander", "mains_interference", "noise", "clipping", "flatline")
+    )}
+    for artefact in sorted(artefacts, key=lambda a: (order[a.kind], _LEADS.index(a.lead))):
+        row = _LEADS.index(artefact.lead)
+        severity = artefact.severity
+        if artefact.kind == "baseline_wander":
+            leads[row] += _wander(rng, t, severity)
+        elif artefact.kind == "mains_interference":
+            frequency = 50.0 if rng.random() < 0.5 else 60.0
+            phase = rng.uniform(0.0, 2.0 * np.pi)
+            leads[row] += severity * np.sin(2.0 * np.pi * frequency * t + phase)
+        elif artefact.kind == "noise":
+            leads[row] += rng.normal(0.0, severity, leads.shape[1])
+        elif artefact.kind == "clipping":
+            leads[row], severity = _clip(leads[row], severity, fs)
+        else:
+            length = min(leads.shape[1], round(severity * leads.shape[1]))
+            if length >= leads.shape[1]:
+                leads[row] = 0.0  # lead-off: the whole channel reads zero
+            else:
+                start = int(rng.integers(0, leads.shape[1] - length + 1))
+                leads[row, start : start + length] = round(float(np.median(leads[row])), 4)
+            severity = length / leads.shape[1]
+        realised.append(Artefact(artefact.kind, artefact.lead, severity))
+    return realised
+
+
+def _draw_artefacts(
+    rng: np.random.Generator, slice_name: str, focus_lead: str | None
+) -> list[Artefact]:
+    """Artefacts for a slice: several above flag level, or one inside the borderline band."""
+    from pytest_openmed.components.ecg_quality import CONFIG_A
+
+    if slice_name == "nominal":
+        return []
+    if slice_name == "ambiguity_conflict":
+        kind = ARTEFACT_KINDS[int(rng.integers(0, len(ARTEFACT_KINDS)))]
+        low, high = CONFIG_A.band(kind)
+        count = 1 if focus_lead is not None else int(rng.integers(1, 3))
+        leads = _pick_leads(rng, count, focus_lead, set())
+        return [Artefact(kind, lead, low + rng.uniform(0.3, 0.7) * (high - low)) for lead in leads]
+    drawn = rng.choice(ARTEFACT_KINDS, size=int(rng.integers(1, 4)), replace=False)
+    kinds = [str(kind) for kind in drawn]
+    focus_kind = kinds[0]
+    # A flat lead carries nothing else: flat leads are chosen first, then excluded.
+    kinds.sort(key=lambda kind: kind != "flatline")
+    artefacts: list[Artefact] = []
+    flat: set[str] = set()
+    for kind in kinds:
+        count = int(rng.integers(1, 4))
+        reserved = {focus_lead} if focus_lead is not None and kind != focus_kind else set()
+        leads = _pick_leads(rng, count, focus_lead if kind == focus_kind else None, flat | reserved)
+        flag = CONFIG_A.band(kind)[1]
+        for lead in leads:
+            if kind == "flatline":
+                severity = 1.0 if rng.random() < 0.3 else rng.uniform(0.15, 0.6)
+                flat.add(lead)
+            elif kind == "clipping":
+                severity = flag * rng.uniform(1.5, 4.0)
+            else:
+                severity = flag * rng.uniform(1.4, 3.0)
+            artefacts.append(Artefact(kind, lead, severity))
+    return artefacts
+
+
+def _pick_leads(
+    rng: np.random.Generator, count: int, focus_lead: str | None, excluded: set[str]
+) -> list[str]:
+    """``count`` distinct leads (the focus lead first, when given), none of them flatlined."""
+    pool = [lead for lead in _LEADS if lead not in excluded and lead != focus_lead]
+    chosen = [focus_lead] if focus_lead is not None and focus_lead not in excluded else []
+    extra = max(0, count - len(chosen))
+    picks = rng.choice(len(pool), size=min(extra, len(pool)), replace=False)
+    return chosen + [pool[int(k)] for k in sorted(picks)]
+
+
+# -- recordings -----------------------------------------------------------------
+
+
+def synthesise_ecg(
+    seed: int,
+    slice_name: str,
+    *,
+    heart_rate_bpm: float | None = None,
+    sampling_rate_hz: float = 500.0,
+    duration_s: float = 10.0,
+    artefacts: Sequence[Artefact] | None = None,
+    focus_lead: str | None = None,
+) -> SyntheticECG:
+    """Synthesise one 12-lead recording and its truth.
+
+    ``artefacts`` overrides the slice's random artefacts; ``focus_lead`` makes
+    the slice's first artefact land on that lead.
+    """
+    check_slice(slice_name)
+    if type(seed) is not int or seed < 0:
+        raise ValueError("seed must be a non-negative int")
+    if not 100.0 <= sampling_rate_hz <= 2000.0 or not 5.0 <= duration_s <= 60.0:
+        raise ValueError("sampling rate or duration outside the generator's range")
+    rng = np.random.default_rng([seed, 0xEC6])
+    rate = float(rng.uniform(40.0, 180.0)) if heart_rate_bpm is None else float(heart_rate_bpm)
+    if not 30.0 <= rate <= 200.0:
+        raise ValueError("heart rate outside the generator's range")
+    fs = float(sampling_rate_hz)
+    n = round(duration_s * fs)
+    rr = 60.0 / rate
+    times, jitter = _beat_times(rng, rr, n / fs)
+    morphology = _morphology(rng, rr * float(jitter.min()))
+    basis = np.zeros((5, n))
+    respiration = rng.uniform(0.15, 0.35)
+    breath_phase = rng.uniform(0.0, 2.0 * np.pi)
+    qrs = morphology.qrs_duration
+    for r_time in times:
+        qrs_onset = r_time - 0.4 * qrs
+        breath = 1.0 + 0.05 * math.sin(2.0 * math.pi * respiration * r_time + breath_phase)
+        _add_hann(basis[0], fs, qrs_onset + morphology.p_onset, morphology.p_duration, 1.0)
+        _add_hann(basis[1], fs, qrs_onset, 0.3 * qrs, breath)
+        _add_hann(basis[2], fs, qrs_onset + 0.15 * qrs, 0.5 * qrs, breath)
+        _add_hann(basis[3], fs, qrs_onset + 0.5 * qrs, 0.5 * qrs, breath)
+        t_onset = qrs_onset + qrs + morphology.st_duration
+        _add_t_wave(basis[4], fs, t_onset, qrs_onset + morphology.qt - t_onset, 1.0)
+    leads = morphology.weights @ basis
+    t = np.arange(n) / fs
+    for row in range(len(_LEADS)):
+        leads[row] += rng.normal(0.0, rng.uniform(0.004, 0.010), n)
+        leads[row] += _wander(rng, t, rng.uniform(0.02, 0.12))
+    if artefacts is None:
+        artefacts = _draw_artefacts(rng, slice_name, focus_lead)
+    planned = list(artefacts)
+    realised = _inject(rng, leads, fs, planned)
+    leads = np.round(leads, 4)  # the JSON carrier's resolution (0.1 µV)
+    return SyntheticECG(
+        sampling_rate_hz=fs,
+        lead_names=_LEADS,
+        samples=leads,
+        truth=_truth(slice_name, fs, n, times, morphology, realised),
+    )
+
+
+def _truth(
+    slice_name: str,
+    fs: float,
+    n: int,
+    times: NDArray[np.float64],
+    morphology: _Morphology,
+    artefacts: Sequence[Artefact],
+) -> dict[str, Any]:
+    from pytest_openmed.components.ecg_quality import CONFIG_A
+
+    inside = times[(times >= 0.0) & (times < n / fs)]
+    qrs = morphology.qrs_duration
+    beats = []
+    for r_time in inside:
+        qrs_onset = r_time - 0.4 * qrs
+        beats.append(
+            {
+                "r_peak": round(r_time * fs),
+                "p_onset": round((qrs_onset + morphology.p_onset) * fs, 3),
+                "qrs_onset": round(qrs_onset * fs, 3),
+                "qrs_offset": round((qrs_onset + qrs) * fs, 3),
+                "t_offset": round((qrs_onset + morphology.qt) * fs, 3),
+            }
+        )
+    rr_ms = np.diff(inside) * 1000.0
+    bands: dict[str, dict[str, list[str]]] = {"flag": {}, "borderline": {}}
+    for artefact in artefacts:
+        low, high = CONFIG_A.band(artefact.kind)
+        if artefact.severity >= low:
+            band = "flag" if artefact.severity >= high else "borderline"
+            bands[band].setdefault(artefact.lead, []).append(artefact.kind)
+    return {
+        "slice": slice_name,
+        "sampling_rate_hz": fs,
+        "n_samples": n,
+        "heart_rate_bpm": round(60000.0 / float(rr_ms.mean()), 3),
+        "r_peaks": [beat["r_peak"] for beat in beats],
+        "rr_ms": [round(float(v), 3) for v in rr_ms],
+        "pr_ms": round(-morphology.p_onset * 1000.0, 3),
+        "qrs_ms": round(qrs * 1000.0, 3),
+        "qt_ms": round(morphology.qt * 1000.0, 3),
+        "beats": beats,
+        "artefacts": [
+            {"kind": a.kind, "lead": a.lead, "severity": round(a.severity, 6)} for a in artefacts
+        ],
+        "flagged_leads": {lead: sorted(kinds) for lead, kinds in sorted(bands["flag"].items())},
+        "borderline_leads": {
+            lead: sorted(kinds) for lead, kinds in sorted(bands["borderline"].items())
+        },
+    }
+
+
+# -- carriers -------------------------------------------------------------------
+
+
+def waveform_json(recording: SyntheticECG, *, units: str = "mV") -> bytes:
+    """The recording as ``openmed.waveform.v1`` JSON (canonical, so byte-stable)."""
+    if units not in ("mV", "uV"):
+        raise ValueError("units must be 'mV' or 'uV'")
+    scale, decimals = (1.0, 4) if units == "mV" else (1000.0, 1)
+    rate = recording.sampling_rate_hz
+    document = {
+        "format": "openmed.waveform.v1",
+        "sampling_rate_hz": int(rate) if rate.is_integer() else rate,
+        "units": units,
+        "leads": [
+            {"name": name, "samples": np.round(row * scale, decimals).tolist()}
+            for name, row in zip(recording.lead_names, recording.samples, strict=True)
+        ],
+    }
+    return canonical_bytes(document)
+
+
+def waveform_dicom(
+    recording: SyntheticECG, *, seed: int, units: str = "uV", sensitivity: float = 1.0
+) -> bytes:
+    """The recording as a native 12-lead (or General) ECG DICOM object, 16-bit signed.
+
+    Samples are quantised to ``sensitivity`` ``units`` per count (refused, not
+    clipped, when out of the 16-bit range).  Identifiers are synthetic, UIDs
+    derive from ``seed``, and dates are fixed, so the bytes are reproducible.
+    """
+    from pydicom.dataset import Dataset, FileMetaDataset
+    from pydicom.filewriter import dcmwrite
+    from pydicom.sequence import Sequence as DicomSequence
+    from pydicom.uid import UID, ExplicitVRLittleEndian, generate_uid
+
+    if units not in _DICOM_UNITS or not math.isfinite(sensitivity) or sensitivity <= 0.0:
+        raise ValueError("units must be 'uV' or 'mV' with a positive sensitivity")
+    meaning, to_mv = _DICOM_UNITS[units]
+    counts = np.round(recording.samples / (sensitivity * to_mv))
+    if counts.min() < -32768 or counts.max() > 32767:
+        raise ValueError("recording exceeds the 16-bit range at this sensitivity")
+    fs = recording.sampling_rate_hz
+    n = recording.samples.shape[1]
+    twelve_lead = len(recording.lead_names) == 12 and 200.0 <= fs <= 1000.0 and n <= 16384
+    sop_class = "1.2.840.10008.5.1.4.1.1.9.1." + ("1" if twelve_lead else "2")
+
+    def uid(role: str) -> str:
+        return str(generate_uid(entropy_srcs=["pytest-openmed-ecg", str(seed), role]))
+
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = UID(sop_class)
+    meta.MediaStorageSOPInstanceUID = UID(uid("instance"))
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    ds = Dataset()
+    ds.file_meta = meta
+    ds.SOPClassUID = sop_class
+    ds.SOPInstanceUID = meta.MediaStorageSOPInstanceUID
+    ds.StudyInstanceUID = uid("study")
+    ds.SeriesInstanceUID = uid("series")
+    ds.PatientName = "SYNTHETIC^ECG"
+    ds.PatientID = f"SYN-{seed % 1_000_000:06d}"
+    ds.PatientBirthDate = ""
+    ds.PatientSex = "O"
+    ds.StudyDate = ds.ContentDate = "20000101"
+    ds.StudyTime = ds.ContentTime = "000000"
+    ds.AcquisitionDateTime = "20000101000000"
+    ds.StudyID = "1"
+    ds.AccessionNumber = ""
+    ds.ReferringPhysicianName = ""
+    ds.Modality = "ECG"
+    ds.SeriesNumber = 1
+    ds.InstanceNumber = 1
+    ds.Manufacturer = "pytest-openmed synthetic generator"
+    ds.AcquisitionContextSequence = DicomSequence([])
+    group = Dataset()
+    group.MultiplexGroupTimeOffset = 0
+    group.WaveformOriginality = "ORIGINAL"
+    group.NumberOfWaveformChannels = len(recording.lead_names)
+    group.NumberOfWaveformSamples = n
+    group.SamplingFrequency = f"{fs:g}"
+    group.MultiplexGroupLabel = "RHYTHM"
+    channels = []
+    for name in recording.lead_names:
+        source = Dataset()
+        source.CodeValue = _MDC_CODES[name]
+        source.CodingSchemeDesignator = "MDC"
+        source.CodeMeaning = f"Lead {name}"
+        unit = Dataset()
+        unit.CodeValue = units
+        unit.CodingSchemeDesignator = "UCUM"
+        unit.CodeMeaning = meaning
+        channel = Dataset()
+        channel.ChannelSourceSequence = DicomSequence([source])
+        channel.ChannelSensitivity = f"{sensitivity:g}"
+        channel.ChannelSensitivityUnitsSequence = DicomSequence([unit])
+        channel.ChannelSensitivityCorrectionFactor = "1"
+        channel.ChannelBaseline = "0"
+        channel.ChannelSampleSkew = "0"
+        channel.WaveformBitsStored = 16
+        channels.append(channel)
+    group.ChannelDefinitionSequence = DicomSequence(channels)
+    group.WaveformBitsAllocated = 16
+    group.WaveformSampleInterpretation = "SS"
+    group.add_new(0x54001010, "OW", counts.T.astype("<i2").tobytes())
+    ds.WaveformSequence = DicomSequence([group])
+    buffer = io.BytesIO()
+    dcmwrite(buffer, ds, enforce_file_format=True)
+    return buffer.getvalue()
+
+
+def _source(recording: SyntheticECG, seed: int, slice_name: str, carrier: str) -> GeneratedSource:
+    if carrier == "json":
+        asset, media_type = waveform_json(recording), JSON_MEDIA_TYPE
+    elif carrier == "dicom":
+        asset, media_type = waveform_dicom(recording, seed=seed), DICOM_MEDIA_TYPE
+    else:
+        raise ValueError("carrier must be 'json' or 'dicom'")
+    return GeneratedSource(asset, media_type, slice_name, recording.truth)
+    raise ValueError("carrier must be 'json' or 'dicom'")
+
+
+def generate_ecg_quality(
+    seed: int, slice: str, *, carrier: str = "json", **knobs: Any
+) -> GeneratedSource:
+    """A recording for the quality task: artefacts anywhere (none on ``nominal``).
+
+    ``knobs`` are passed to :func:`synthesise_ecg` (``heart_rate_bpm``,
+    ``sampling_rate_hz``, ``duration_s``, ``artefacts``, ``focus_lead``).
+    """
+    return _source(synthesise_ecg(seed, slice, **knobs), seed, slice, carrier)
+
+
+def generate_ecg_intervals(
+    seed: int, slice: str, *, carrier: str = "json", **knobs: Any
+) -> GeneratedSource:
+    """A recording for the interval task: off-nominal slices put their first artefact on lead II."""
+    knobs.setdefault("focus_lead", "II")
+    return _source(synthesise_ecg(seed, slice, **knobs), seed, slice, carrier)
