@@ -1,0 +1,362 @@
+"""DICOM frame coverage: which frames of a multi-frame image were examined, which hold content.
+
+PYTEST_DONT_REWRITE
+
+Non-diagnostic.  The component reads a native (uncompressed) multi-frame
+DICOM with pydicom, decides which frames to examine under its sampling rule,
+and reports which examined frames carry *content*: localised bright structure
+standing out of the frame's noise floor.  "Content" here is a signal-level
+candidate for a reviewer, never a finding.
+
+Content detector (per examined frame, all steps from numpy/scipy):
+
+1. noise σ: 1.4826 × MAD of horizontal pixel differences / √2 (insensitive to
+   smooth structure), floored at half a stored unit;
+2. background: a quadratic surface fitted to block medians (block = min(rows,
+   cols) // 16 pixels), refitted twice without cells that stand out above it;
+3. contrast ``snr``: the maximum of the background-free frame smoothed with
+   ``scipy.ndimage.gaussian_filter`` (``detection_scale_px``), divided by the
+   standard deviation of smoothed white noise of σ;
+4. content when ``snr`` ≥ ``detection_snr``.  With ``ambiguity_band`` (lo, hi)
+   set, a frame whose ``snr`` lies in [lo, hi) × ``detection_snr`` is *near
+   threshold* and the component abstains (``near_threshold_content``),
+   still reporting its judgement.
+
+Sampling rules (``rule`` in the output):
+
+* ``every_frame`` (``stride == 1``): every frame is examined.
+* ``stride_change_detection`` (``stride > 1``): frame 0 and every
+  ``stride``-th frame are examined, and any other frame whose *change
+  statistic* against the last examined frame exceeds ``change_threshold``.
+  The change statistic is the largest absolute difference of block means
+  (same blocks as above) after removing a quadratic surface, in units of the
+  block-mean noise of the two frames.  An unexamined frame is *represented*
+  by the last examined frame before it.
+
+``coverage`` = found / (found + represented), where *found* is the number of
+examined frames judged to have content and *represented* the number of
+unexamined frames whose representative has content (1.0 when both are 0).
+Under ``every_frame`` it is 1.0.  Under the stride rule it falls below 1.0
+exactly when content persisted through frames the rule skipped; content that
+appears with a change below ``change_threshold`` after an empty examined frame
+is not seen at all (the rule's documented blind spot).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pytest_openmed._canonical import finite_float
+from pytest_openmed.components._base import (
+    ComponentError,
+    ComponentOutput,
+    CorruptAsset,
+    UnsupportedAsset,
+    check_asset,
+)
+
+__all__ = [
+    "ABSTAIN_REASONS",
+    "CONFIG_A",
+    "CONFIG_B",
+    "MAX_FRAMES",
+    "MAX_PIXELS",
+    "MAX_SIDE",
+    "MIN_SIDE",
+    "RULES",
+    "FrameCoverageConfig",
+    "run",
+]
+
+#: Closed sampling-rule labels.
+RULES = ("every_frame", "stride_change_detection")
+#: Closed abstain vocabulary.
+ABSTAIN_REASONS = ("near_threshold_content",)
+
+#: Declared-size limits, checked before any pixel is decoded.
+MAX_FRAMES = 4096
+MIN_SIDE = 8
+MAX_SIDE = 4096
+MAX_PIXELS = 4 * 1024 * 1024  # frames × rows × columns
+
+_NATIVE_SYNTAXES = ("1.2.840.10008.1.2", "1.2.840.10008.1.2.1")  # implicit / explicit VR LE
+_NOISE_FLOOR = 0.5
+_DECIMALS = 6
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class FrameCoverageConfig:
+    """How frames are sampled and how content is judged.
+
+    ``stride`` 1 means every frame (``change_threshold`` is then unused);
+    ``ambiguity_band`` is ``None`` or (lo, hi) multiples of ``detection_snr``
+    inside which the component abstains instead of deciding.
+    """
+
+    stride: int
+    change_threshold: float
+    detection_snr: float
+    detection_scale_px: float
+    ambiguity_band: tuple[float, float] | None
+
+    def __post_init__(self) -> None:
+        if type(self.stride) is not int or not 1 <= self.stride <= MAX_FRAMES:
+            raise ValueError("stride must be an int in 1..4096")
+        for name in ("change_threshold", "detection_snr", "detection_scale_px"):
+            if finite_float(getattr(self, name), name) <= 0.0:
+                raise ValueError("thresholds and scales must be positive")
+        if not 0.5 <= self.detection_scale_px <= 16.0:
+            raise ValueError("detection_scale_px must be within 0.5..16")
+        band = self.ambiguity_band
+        if band is not None:
+            if type(band) is not tuple or len(band) != 2:
+                raise TypeError("ambiguity_band must be None or a (lo, hi) tuple")
+            lo, hi = (finite_float(v, "ambiguity_band") for v in band)
+            if not 0.0 < lo < 1.0 < hi:
+                raise ValueError("ambiguity_band must satisfy 0 < lo < 1 < hi")
+
+    @property
+    def rule(self) -> str:
+        return RULES[0] if self.stride == 1 else RULES[1]
+
+
+#: Conservative: examine every frame, abstain on near-threshold content.
+CONFIG_A = FrameCoverageConfig(
+    stride=1,
+    change_threshold=6.0,
+    detection_snr=9.0,
+    detection_scale_px=3.0,
+    ambiguity_band=(0.75, 1.5),
+)
+
+#: Faster: every 8th frame plus change detection, decide near-threshold frames by the threshold.
+CONFIG_B = FrameCoverageConfig(
+    stride=8,
+    change_threshold=6.0,
+    detection_snr=9.0,
+    detection_scale_px=3.0,
+    ambiguity_band=None,
+)
+
+
+# -- parsing -------------------------------------------------------------------------------
+
+
+def _declared_int(dataset: Any, keyword: str, default: int | None = None) -> int:
+    value = dataset.get(keyword, default)
+    if value is None or value == "":
+        if default is None:
+            raise CorruptAsset("DICOM image attributes are missing or malformed")
+        value = default
+    return int(value)
+
+
+def _decode(asset: bytes) -> NDArray[np.float64]:
+    """Pixel frames as float64 (frames, rows, cols); bright = signal for both monochromes."""
+    import pydicom
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            dataset = pydicom.dcmread(io.BytesIO(asset), force=False)
+            syntax = str(dataset.file_meta.get("TransferSyntaxUID", ""))
+            if syntax not in _NATIVE_SYNTAXES:
+                raise UnsupportedAsset("only native little-endian DICOM transfer syntaxes are read")
+            if "PixelData" not in dataset:
+                raise UnsupportedAsset("DICOM object has no native pixel data")
+            if _declared_int(dataset, "SamplesPerPixel") != 1:
+                raise UnsupportedAsset("only single-sample (monochrome) DICOM images are read")
+            photometric = str(dataset.get("PhotometricInterpretation", ""))
+            if photometric not in ("MONOCHROME1", "MONOCHROME2"):
+                raise UnsupportedAsset("only MONOCHROME1/2 DICOM images are read")
+            bits = _declared_int(dataset, "BitsAllocated")
+            if bits not in (8, 16, 32):
+                raise UnsupportedAsset("only 8, 16 or 32 bits allocated are read")
+            frames = _declared_int(dataset, "NumberOfFrames", 1)
+            rows = _declared_int(dataset, "Rows")
+            cols = _declared_int(dataset, "Columns")
+            if not (
+                1 <= frames <= MAX_FRAMES
+                and MIN_SIDE <= rows <= MAX_SIDE
+                and MIN_SIDE <= cols <= MAX_SIDE
+                and frames * rows * cols <= MAX_PIXELS
+            ):
+                raise UnsupportedAsset("DICOM frame count or size is outside the supported limits")
+            if len(dataset.PixelData) < frames * rows * cols * (bits // 8):
+                raise CorruptAsset("DICOM pixel data is shorter than its declared size")
+            pixels = np.asarray(dataset.pixel_array, dtype=np.float64)
+        except ComponentError:
+            raise
+        except Exception:
+            raise CorruptAsset("asset is not a readable native DICOM image") from None
+    if pixels.size != frames * rows * cols:
+        raise CorruptAsset("DICOM pixel data does not match its declared size")
+    pixels = pixels.reshape(frames, rows, cols)
+    if not np.all(np.isfinite(pixels)):
+        raise CorruptAsset("DICOM pixel data is not finite")
+    return -pixels if photometric == "MONOCHROME1" else pixels
+
+
+# -- statistics ----------------------------------------------------------------------------
+
+
+def _noise_sigma(frames: FloatArray) -> FloatArray:
+    """Per-frame robust noise σ from horizontal neighbour differences."""
+    diffs = np.diff(frames, axis=2).reshape(frames.shape[0], -1)
+    centred = np.abs(diffs - np.median(diffs, axis=1, keepdims=True))
+    sigma: FloatArray = 1.4826 * np.median(centred, axis=1) / math.sqrt(2.0)
+    return np.maximum(sigma, _NOISE_FLOOR)
+
+
+def _smoothed_noise_gain(scale: float) -> float:
+    """Std of white unit noise after ``gaussian_filter`` at ``scale`` (separable kernel)."""
+    from scipy.ndimage import gaussian_filter1d
+
+    radius = int(4.0 * scale + 0.5)
+    delta = np.zeros(2 * radius + 1)
+    delta[radius] = 1.0
+    weights = gaussian_filter1d(delta, scale, mode="constant", truncate=4.0)
+    return float(np.sum(weights**2))
+
+
+class _Grid:
+    """Block layout and quadratic design matrices for one frame shape."""
+
+    def __init__(self, rows: int, cols: int) -> None:
+        self.block = max(1, min(rows, cols) // 16)
+        self.grid_rows, self.grid_cols = rows // self.block, cols // self.block
+        centres_y = (np.arange(self.grid_rows, dtype=np.float64) + 0.5) * self.block - 0.5
+        centres_x = (np.arange(self.grid_cols, dtype=np.float64) + 0.5) * self.block - 0.5
+        self.cells = self._design(centres_y, centres_x, rows, cols)
+        self.pixels = self._design(
+            np.arange(rows, dtype=np.float64), np.arange(cols, dtype=np.float64), rows, cols
+        )
+
+    @staticmethod
+    def _design(ys: FloatArray, xs: FloatArray, rows: int, cols: int) -> FloatArray:
+        v, u = np.meshgrid(
+            (ys - (rows - 1) / 2.0) / max((rows - 1) / 2.0, 1.0),
+            (xs - (cols - 1) / 2.0) / max((cols - 1) / 2.0, 1.0),
+            indexing="ij",
+        )
+        x, y = u.ravel(), v.ravel()
+        return np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
+
+    def blocks(self, frame: FloatArray) -> FloatArray:
+        b = self.block
+        cropped = frame[: self.grid_rows * b, : self.grid_cols * b]
+        return (
+            cropped.reshape(self.grid_rows, b, self.grid_cols, b)
+            .transpose(0, 2, 1, 3)
+            .reshape(self.grid_rows * self.grid_cols, b * b)
+        )
+
+
+def _background(frame: FloatArray, sigma: float, grid: _Grid) -> FloatArray:
+    """Quadratic background fitted to block medians, excluding cells that stand out above it."""
+    medians = np.median(grid.blocks(frame), axis=1)
+    cell_sigma = 1.2533 * sigma / grid.block
+    keep = np.ones(medians.shape, dtype=bool)
+    coef: FloatArray = np.zeros(grid.cells.shape[1])
+    for _ in range(3):
+        coef = np.asarray(np.linalg.lstsq(grid.cells[keep], medians[keep], rcond=None)[0])
+        resid = medians - grid.cells @ coef
+        spread = max(cell_sigma, 1.4826 * float(np.median(np.abs(resid[keep]))))
+        new_keep = resid <= 3.0 * spread
+        if int(new_keep.sum()) < 2 * grid.cells.shape[1] or np.array_equal(new_keep, keep):
+            break
+        keep = new_keep
+    background: FloatArray = (grid.pixels @ coef).reshape(frame.shape)
+    return background
+
+
+def _peak_snr(frame: FloatArray, sigma: float, grid: _Grid, scale: float, gain: float) -> float:
+    from scipy.ndimage import gaussian_filter
+
+    smoothed = gaussian_filter(
+        frame - _background(frame, sigma, grid), scale, mode="wrap", truncate=4.0
+    )
+    return float(smoothed.max()) / (sigma * gain)
+
+
+def _change(means: FloatArray, sigma: FloatArray, grid: _Grid, index: int, ref: int) -> float:
+    """Largest block-mean change beyond a quadratic surface, in block-noise units."""
+    delta = means[index] - means[ref]
+    coef = np.linalg.lstsq(grid.cells, delta, rcond=None)[0]
+    resid = np.abs(delta - grid.cells @ coef)
+    noise = math.sqrt(float(sigma[index]) ** 2 + float(sigma[ref]) ** 2) / grid.block
+    return float(resid.max()) / noise
+
+
+def _examined(
+    frames: FloatArray, sigma: FloatArray, grid: _Grid, config: FrameCoverageConfig
+) -> list[int]:
+    count = frames.shape[0]
+    if config.stride == 1:
+        return list(range(count))
+    means = np.stack([grid.blocks(frame).mean(axis=1) for frame in frames])
+    examined, ref = [0], 0
+    for index in range(1, count):
+        if (
+            index % config.stride == 0
+            or _change(means, sigma, grid, index, ref) > config.change_threshold
+        ):
+            examined.append(index)
+            ref = index
+    return examined
+
+
+def _coverage(count: int, examined: Sequence[int], content: set[int]) -> float:
+    represented, ref = 0, 0
+    examined_set = set(examined)
+    for index in range(count):
+        if index in examined_set:
+            ref = index
+        elif ref in content:
+            represented += 1
+    total = len(content) + represented
+    return 1.0 if total == 0 else round(len(content) / total, _DECIMALS)
+
+
+def run(asset: bytes, config: FrameCoverageConfig = CONFIG_A) -> ComponentOutput:
+    """Frame-sampling manifest and content coverage of one native multi-frame DICOM."""
+    check_asset(asset)
+    if type(config) is not FrameCoverageConfig:
+        raise TypeError("config must be a FrameCoverageConfig")
+    frames = _decode(asset)
+    count, rows, cols = frames.shape
+    grid = _Grid(rows, cols)
+    sigma = _noise_sigma(frames)
+    examined = _examined(frames, sigma, grid, config)
+    gain = _smoothed_noise_gain(config.detection_scale_px)
+    content: set[int] = set()
+    near = False
+    for index in examined:
+        snr = _peak_snr(frames[index], float(sigma[index]), grid, config.detection_scale_px, gain)
+        if snr >= config.detection_snr:
+            content.add(index)
+        band = config.ambiguity_band
+        if band is not None and band[0] <= snr / config.detection_snr < band[1]:
+            near = True
+    output = {
+        "frame_count": count,
+        "examined_frames": examined,
+        "content_frames": sorted(content),
+        "coverage": _coverage(count, examined, content),
+        "rule": config.rule,
+    }
+    return ComponentOutput(
+        output=output,
+        abstained=near,
+        abstain_reason=ABSTAIN_REASONS[0] if near else None,
+    )

@@ -1,0 +1,434 @@
+"""Whole-slide tiling and provenance: tissue mask, tile plan, and level-0 boxes that are checked.
+
+PYTEST_DONT_REWRITE
+
+Non-diagnostic.  The component reads a pyramidal, tiled RGB TIFF, finds
+tissue on a low-resolution level, plans tiles at a chosen level and gives every
+tile its provenance: the box at its level and the box it covers at level 0.
+It then *verifies* that provenance against the pixels: a verified tile must
+equal the block mean of its level-0 box (per 32 × 32-pixel cell, mean absolute
+difference ≤ ``provenance_tolerance`` grey levels).  A mismatch is a
+``provenance`` safety failure; the tile plan is still reported.
+
+Reading: tifffile parses the IFDs and the pyramid (``series[0].levels``, SubIFD
+or page pyramids).  Tiles are decoded here, one at a time and only where
+needed, with a zlib stream capped at the tile's declared size, because
+tifffile's fallback inflates a tile without any bound.  Accepted: 8-bit RGB,
+contiguous samples, tiled, no compression or Deflate, no or horizontal
+predictor.  A TIFF without tiles, other compression, other sample layouts or
+a pyramid whose levels are not integer downsamples of level 0 is
+:class:`UnsupportedAsset`; unreadable bytes are :class:`CorruptAsset`.
+
+Tissue mask (on the coarsest level, block-reduced until its longer side is
+≤ 1024 pixels): HSV saturation ``(max − min) / max``; threshold by Otsu's
+method (never below ``threshold``) or the fixed ``threshold``; then
+``scipy.ndimage`` closing, hole filling, removal of objects under 4 mask
+pixels and ``mask_dilation`` dilations.  A tile enters the plan when its
+level-0 box touches a mask pixel.  Tiles step by ``tile_size - overlap`` at
+the chosen level (the level with the largest downsample ≤
+``target_downsample``); edge tiles are clipped to the level.
+
+Verification: ``verify_every`` 1 checks every planned tile; ``k`` checks the
+tiles whose position in the plan (row-major) is a multiple of ``k`` — a
+deterministic, documented sample, not a silent one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import itertools
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pytest_openmed._canonical import finite_float, sha256_digest
+from pytest_openmed.components._base import (
+    ComponentError,
+    ComponentOutput,
+    CorruptAsset,
+    UnsupportedAsset,
+    check_asset,
+)
+
+__all__ = [
+    "ABSTAIN_REASONS",
+    "CONFIG_A",
+    "CONFIG_B",
+    "MAX_DECODED_PIXELS",
+    "MAX_LEVEL_PIXELS",
+    "MAX_PAGES",
+    "MAX_PLAN_TILES",
+    "MAX_TILE_SIDE",
+    "TISSUE_METHODS",
+    "TilePlanConfig",
+    "run",
+]
+
+#: Closed tissue-mask methods.
+TISSUE_METHODS = ("otsu_saturation", "fixed_saturation")
+#: Closed abstain vocabulary.
+ABSTAIN_REASONS = ("no_tissue",)
+
+#: Limits, checked on declared sizes before any tile is decoded.
+MAX_PAGES = 64
+MAX_LEVELS = 16
+MAX_SIDE = 65536
+MAX_LEVEL_PIXELS = 1 << 28  # declared pixels of any one level
+MAX_TILE_SIDE = 2048
+MAX_DECODED_PIXELS = 1 << 25  # pixels decoded in one run (tiles, padding included)
+MAX_PLAN_TILES = 65536
+MASK_MAX_SIDE = 1024
+
+_CELL = 32
+_MIN_OBJECT = 4
+_DECIMALS = 6
+_COMPRESSIONS = (1, 8, 32946)  # none, Adobe Deflate, Deflate
+
+UInt8Array = NDArray[np.uint8]
+BoolArray = NDArray[np.bool_]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TilePlanConfig:
+    """Level choice, tissue threshold, tile geometry and how much provenance is verified."""
+
+    target_downsample: int
+    tile_size: int
+    overlap: int
+    tissue_method: str
+    threshold: float
+    mask_dilation: int
+    verify_every: int
+    provenance_tolerance: float
+
+    def __post_init__(self) -> None:
+        ints = (
+            self.target_downsample,
+            self.tile_size,
+            self.overlap,
+            self.mask_dilation,
+            self.verify_every,
+        )
+        if any(type(value) is not int for value in ints):
+            raise TypeError("integer configuration fields must be int")
+        if not 1 <= self.target_downsample <= 1024:
+            raise ValueError("target_downsample must be in 1..1024")
+        if not 16 <= self.tile_size <= MAX_TILE_SIDE or not 0 <= self.overlap < self.tile_size:
+            raise ValueError("tile_size must be in 16..2048 and 0 <= overlap < tile_size")
+        if not 0 <= self.mask_dilation <= 16 or not 1 <= self.verify_every <= MAX_PLAN_TILES:
+            raise ValueError("mask_dilation must be in 0..16 and verify_every >= 1")
+        if self.tissue_method not in TISSUE_METHODS:
+            raise ValueError("tissue_method must be otsu_saturation or fixed_saturation")
+        if not 0.0 < finite_float(self.threshold, "threshold") < 1.0:
+            raise ValueError("threshold must be within (0, 1)")
+        if not 0.0 <= finite_float(self.provenance_tolerance, "provenance_tolerance") <= 255.0:
+            raise ValueError("provenance_tolerance must be within 0..255")
+
+
+#: Conservative: downsample-2 level, Otsu threshold, dilated mask, every tile verified.
+CONFIG_A = TilePlanConfig(
+    target_downsample=2,
+    tile_size=256,
+    overlap=0,
+    tissue_method="otsu_saturation",
+    threshold=0.04,
+    mask_dilation=1,
+    verify_every=1,
+    provenance_tolerance=2.0,
+)
+
+#: Faster: downsample-4 level, fixed threshold, every 4th tile verified.
+CONFIG_B = TilePlanConfig(
+    target_downsample=4,
+    tile_size=128,
+    overlap=0,
+    tissue_method="fixed_saturation",
+    threshold=0.15,
+    mask_dilation=0,
+    verify_every=4,
+    provenance_tolerance=2.0,
+)
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+class _Level:
+    """One pyramid level: its geometry and a bounded, on-demand tile decoder."""
+
+    def __init__(self, page: Any, asset: bytes, budget: list[int]) -> None:
+        self.height, self.width = int(page.imagelength), int(page.imagewidth)
+        self.tile_h, self.tile_w = int(page.tilelength), int(page.tilewidth)
+        self.compression = int(page.compression)
+        self.predictor = int(page.predictor)
+        self.offsets = tuple(int(v) for v in page.dataoffsets)
+        self.counts = tuple(int(v) for v in page.databytecounts)
+        self.across = -(-self.width // self.tile_w)
+        self.down = -(-self.height // self.tile_h)
+        self.downsample = 1
+        self._asset = asset
+        self._budget = budget
+        self._tiles: dict[int, UInt8Array] = {}
+
+    def check(self) -> None:
+        if not (1 <= self.width <= MAX_SIDE and 1 <= self.height <= MAX_SIDE):
+            raise UnsupportedAsset("slide level size is outside the supported limits")
+        if self.width * self.height > MAX_LEVEL_PIXELS:
+            raise UnsupportedAsset("slide level size is outside the supported limits")
+        if not (16 <= self.tile_w <= MAX_TILE_SIDE and 16 <= self.tile_h <= MAX_TILE_SIDE):
+            raise UnsupportedAsset("slide tile size is outside the supported limits")
+        if self.compression not in _COMPRESSIONS or self.predictor not in (1, 2):
+            raise UnsupportedAsset("only uncompressed or Deflate tiles are read")
+        if len(self.offsets) != self.across * self.down or len(self.counts) != len(self.offsets):
+            raise CorruptAsset("slide tile tables do not match the level size")
+
+    def _tile(self, index: int) -> UInt8Array:
+        cached = self._tiles.get(index)
+        if cached is not None:
+            return cached
+        size = self.tile_h * self.tile_w * 3
+        self._budget[0] -= self.tile_h * self.tile_w
+        if self._budget[0] < 0:
+            raise UnsupportedAsset("slide exceeds the decoded-pixel budget")
+        offset, count = self.offsets[index], self.counts[index]
+        if offset < 0 or count <= 0 or offset + count > len(self._asset):
+            raise CorruptAsset("slide tile lies outside the file")
+        data = self._asset[offset : offset + count]
+        if self.compression != 1:
+            try:
+                inflater = zlib.decompressobj()
+                data = inflater.decompress(data, size + 1)
+            except zlib.error:
+                raise CorruptAsset("slide tile is not a valid Deflate stream") from None
+        if len(data) < size or (self.compression != 1 and len(data) > size):
+            raise CorruptAsset("slide tile does not decode to its declared size")
+        tile = np.frombuffer(data[:size], dtype=np.uint8).reshape(self.tile_h, self.tile_w, 3)
+        if self.predictor == 2:
+            tile = np.cumsum(tile, axis=1, dtype=np.uint8)
+        self._tiles[index] = tile
+        return tile
+
+    def region(self, x: int, y: int, w: int, h: int) -> UInt8Array:
+        """Pixels of the level box [x, y, w, h] (inside the level)."""
+        out = np.empty((h, w, 3), dtype=np.uint8)
+        for ty in range(y // self.tile_h, (y + h - 1) // self.tile_h + 1):
+            for tx in range(x // self.tile_w, (x + w - 1) // self.tile_w + 1):
+                tile = self._tile(ty * self.across + tx)
+                y0, x0 = max(y, ty * self.tile_h), max(x, tx * self.tile_w)
+                y1 = min(y + h, (ty + 1) * self.tile_h)
+                x1 = min(x + w, (tx + 1) * self.tile_w)
+                out[y0 - y : y1 - y, x0 - x : x1 - x] = tile[
+                    y0 - ty * self.tile_h : y1 - ty * self.tile_h,
+                    x0 - tx * self.tile_w : x1 - tx * self.tile_w,
+                ]
+        return out
+
+
+def _page_ok(page: Any) -> bool:
+    return (
+        bool(page.is_tiled)
+        and int(page.samplesperpixel) == 3
+        and int(page.photometric) == 2
+        and int(page.planarconfig) == 1
+        and int(page.imagedepth) == 1
+        and int(page.sampleformat) == 1
+        and tuple(np.atleast_1d(page.bitspersample)) in ((8,), (8, 8, 8))
+    )
+
+
+def _open(asset: bytes) -> list[_Level]:
+    """The pyramid, level 0 first, each level with its integer downsample."""
+    import tifffile
+
+    budget = [MAX_DECODED_PIXELS]
+    try:
+        with tifffile.TiffFile(io.BytesIO(asset)) as tif:
+            if len(tif.pages) > MAX_PAGES:
+                raise UnsupportedAsset("TIFF has more pages than supported")
+            series = tif.series
+            if not series:
+                raise CorruptAsset("TIFF holds no image")
+            pages = []
+            for stored in series[0].levels[: MAX_LEVELS + 1]:
+                if len(stored.pages) != 1:
+                    raise UnsupportedAsset("only single-image pyramid levels are read")
+                pages.append(stored.keyframe)
+            if len(pages) > MAX_LEVELS:
+                raise UnsupportedAsset("TIFF pyramid has more levels than supported")
+            if not all(page.is_tiled for page in pages):
+                raise UnsupportedAsset("TIFF is not tiled")
+            if not all(_page_ok(page) for page in pages):
+                raise UnsupportedAsset("only tiled 8-bit contiguous RGB TIFF pyramids are read")
+            levels = [_Level(page, asset, budget) for page in pages]
+    except ComponentError:
+        raise
+    except Exception:
+        raise CorruptAsset("asset is not a readable TIFF") from None
+    for level in levels:
+        level.check()
+    base = levels[0]
+    for level in levels[1:]:
+        factor = round(base.width / level.width)
+        if (
+            factor < 2
+            or level.width not in (base.width // factor, -(-base.width // factor))
+            or level.height not in (base.height // factor, -(-base.height // factor))
+        ):
+            raise UnsupportedAsset("pyramid levels are not integer downsamples of level 0")
+        level.downsample = factor
+    if any(a.downsample >= b.downsample for a, b in itertools.pairwise(levels)):
+        raise UnsupportedAsset("pyramid levels are not ordered by resolution")
+    return levels
+
+
+# -- tissue --------------------------------------------------------------------------------
+
+
+def _saturation(rgb: UInt8Array) -> NDArray[np.float64]:
+    high = rgb.max(axis=2).astype(np.float64)
+    low = rgb.min(axis=2).astype(np.float64)
+    return np.where(high > 0, (high - low) / np.maximum(high, 1.0), 0.0)
+
+
+def _otsu(values: NDArray[np.float64]) -> float:
+    """Otsu's threshold over a 256-bin histogram of values in [0, 1]."""
+    counts, edges = np.histogram(values, bins=256, range=(0.0, 1.0))
+    centres = (edges[:-1] + edges[1:]) / 2.0
+    weight = np.cumsum(counts).astype(np.float64)
+    mass = np.cumsum(counts * centres)
+    total, total_mass = weight[-1], mass[-1]
+    behind = total - weight
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (total_mass * weight - total * mass) ** 2 / (weight * behind)
+    between[~np.isfinite(between)] = 0.0
+    return float(edges[int(np.argmax(between)) + 1])
+
+
+def _tissue_mask(level: _Level, config: TilePlanConfig) -> tuple[BoolArray, int, float]:
+    """Mask, its level-0 downsample, and the threshold used."""
+    from scipy import ndimage
+
+    rgb = level.region(0, 0, level.width, level.height)
+    factor = 1
+    while max(level.width, level.height) > MASK_MAX_SIDE * factor:
+        factor *= 2
+    saturation = _saturation(rgb)
+    if factor > 1:
+        h, w = level.height // factor, level.width // factor
+        saturation = saturation[: h * factor, : w * factor].reshape(h, factor, w, factor)
+        saturation = saturation.mean(axis=(1, 3))
+    threshold = config.threshold
+    if config.tissue_method == "otsu_saturation":
+        threshold = max(threshold, _otsu(saturation))
+    mask = saturation > threshold
+    mask = ndimage.binary_closing(mask, structure=np.ones((3, 3), dtype=bool), border_value=0)
+    mask = ndimage.binary_fill_holes(mask)
+    labels, count = ndimage.label(mask)
+    if count:
+        sizes = np.bincount(labels.ravel())
+        keep = sizes >= _MIN_OBJECT
+        keep[0] = False
+        mask = keep[labels]
+    if config.mask_dilation:
+        mask = ndimage.binary_dilation(mask, iterations=config.mask_dilation)
+    return np.asarray(mask, dtype=bool), level.downsample * factor, threshold
+
+
+# -- plan and provenance -------------------------------------------------------------------
+
+
+def _choose(levels: Sequence[_Level], target: int) -> int:
+    return max(i for i, level in enumerate(levels) if level.downsample <= target)
+
+
+def _plan(
+    level: _Level, base: _Level, mask: BoolArray, mask_ds: int, config: TilePlanConfig
+) -> list[tuple[list[int], list[int]]]:
+    step, size, d = config.tile_size - config.overlap, config.tile_size, level.downsample
+    tiles = []
+    for y in range(0, level.height, step):
+        for x in range(0, level.width, step):
+            w, h = min(size, level.width - x), min(size, level.height - y)
+            x0, y0 = x * d, y * d
+            w0, h0 = min(w * d, base.width - x0), min(h * d, base.height - y0)
+            if w0 <= 0 or h0 <= 0:
+                continue
+            window = mask[
+                y0 // mask_ds : -(-(y0 + h0) // mask_ds), x0 // mask_ds : -(-(x0 + w0) // mask_ds)
+            ]
+            if window.any():
+                tiles.append(([x, y, w, h], [x0, y0, w0, h0]))
+                if len(tiles) > MAX_PLAN_TILES:
+                    raise UnsupportedAsset("tile plan exceeds the supported number of tiles")
+            if x + size >= level.width:
+                break
+        if y + size >= level.height:
+            break
+    return tiles
+
+
+def _cell_mae(diff: NDArray[np.float64]) -> float:
+    """Largest mean absolute difference over 32 × 32-pixel cells (channels averaged)."""
+    rows = np.arange(0, diff.shape[0], _CELL)
+    cols = np.arange(0, diff.shape[1], _CELL)
+    sums = np.add.reduceat(np.add.reduceat(diff.sum(axis=2), rows, axis=0), cols, axis=1)
+    heights = np.diff(np.append(rows, diff.shape[0]))
+    widths = np.diff(np.append(cols, diff.shape[1]))
+    return float((sums / (np.outer(heights, widths) * diff.shape[2])).max())
+
+
+def _matches(
+    level: _Level, base: _Level, box: list[int], box0: list[int], tolerance: float
+) -> bool:
+    """Does the tile equal the block mean of its level-0 box (whole blocks only)?"""
+    d = level.downsample
+    h, w = min(box[3], box0[3] // d), min(box[2], box0[2] // d)
+    if h == 0 or w == 0:
+        return True
+    tile = level.region(box[0], box[1], w, h).astype(np.float64)
+    source = base.region(box0[0], box0[1], w * d, h * d)
+    # Block sums by strided slices: d row offsets, then d column offsets.
+    wide = source.astype(np.uint32)
+    rows = sum((wide[i::d] for i in range(1, d)), start=wide[0::d].copy())
+    sums = sum((rows[:, j::d] for j in range(1, d)), start=rows[:, 0::d].copy())
+    reference = sums / float(d * d)
+    return _cell_mae(np.abs(tile - reference)) <= tolerance
+
+
+def run(asset: bytes, config: TilePlanConfig = CONFIG_A) -> ComponentOutput:
+    """Tissue mask, tile plan and verified per-tile provenance of one pyramidal TIFF."""
+    check_asset(asset)
+    if type(config) is not TilePlanConfig:
+        raise TypeError("config must be a TilePlanConfig")
+    levels = _open(asset)
+    base = levels[0]
+    chosen = _choose(levels, config.target_downsample)
+    level = levels[chosen]
+    mask, mask_ds, threshold = _tissue_mask(levels[-1], config)
+    tiles = _plan(level, base, mask, mask_ds, config)
+    failures: tuple[str, ...] = ()
+    if chosen > 0:
+        for position, (box, box0) in enumerate(tiles):
+            if position % config.verify_every:
+                continue
+            if not _matches(level, base, box, box0, config.provenance_tolerance):
+                failures = ("provenance",)
+                break
+    output = {
+        "level": chosen,
+        "downsample": level.downsample,
+        "tissue_method": config.tissue_method,
+        "tissue_threshold": round(threshold, _DECIMALS),
+        "tiles": [{"level_box": box, "level0_box": box0} for box, box0 in tiles],
+        "source_digest": sha256_digest(asset),
+    }
+    return ComponentOutput(
+        output=output,
+        abstained=not tiles,
+        abstain_reason=None if tiles else ABSTAIN_REASONS[0],
+        safety_failures=failures,
+    )

@@ -1,0 +1,262 @@
+"""Generated pyramidal tiled RGB TIFF slides with a known tissue mask (synthetic, non-diagnostic).
+
+PYTEST_DONT_REWRITE
+
+:func:`generate_wsi_tiles` paints pinkish "tissue" regions (perturbed ellipses
+with a low-frequency stain texture and dark "nuclei") on a bright background,
+and writes a pyramid with tifffile: level 0 as the main IFD, each reduced level
+(downsample 2, 4, …) as a SubIFD flagged reduced-resolution, all tiled
+256 × 256, deflate-compressed with a horizontal predictor.  Level ``n`` is the
+exact ``2**n`` block mean of level 0 (rounded half up), so provenance can be
+checked exactly.  No date/time, software or description tags are written; the
+bytes depend only on the arguments.
+
+Slices: ``nominal`` (white background, well-stained tissue, consistent
+pyramid), ``adverse_acquisition`` (tinted, uneven background, pale staining,
+grey debris specks that are not tissue), ``ambiguity_conflict`` (nominal
+tissue, but the reduced levels disagree with level 0 inside one tissue patch:
+they were computed from a level 0 in which that patch is displaced by several
+pixels, as after a stitching error).  ``inconsistency`` overrides the slice's
+choice: ``"none"``, ``"patch"`` or ``"shift"`` (every reduced level computed
+from a displaced level 0).
+
+``truth`` carries the tissue shapes (re-rendered by :func:`render_tissue_mask`),
+the tissue fraction, the pyramid geometry and the inconsistency, if any.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
+
+__all__ = ["INCONSISTENCIES", "MEDIA_TYPE", "TILE", "generate_wsi_tiles", "render_tissue_mask"]
+
+#: Media type of the generated asset.
+MEDIA_TYPE = "image/tiff"
+#: Storage tile edge (pixels) at every level.
+TILE = 256
+#: Kinds of pyramid inconsistency the generator can plant.
+INCONSISTENCIES = ("none", "patch", "shift")
+
+_PATCH = 384  # level-0 edge of the displaced patch
+_Colours = Mapping[str, tuple[float, float, float]]
+_NOMINAL: _Colours = {
+    "background": (243.0, 243.0, 246.0),
+    "stroma": (224.0, 150.0, 194.0),
+    "nucleus": (112.0, 72.0, 152.0),
+}
+_PALE: _Colours = {
+    "background": (236.0, 233.0, 222.0),
+    "stroma": (232.0, 204.0, 221.0),
+    "nucleus": (178.0, 146.0, 196.0),
+}
+
+
+def _check_int(value: object, low: int, high: int, message: str) -> int:
+    if type(value) is not int or not low <= value <= high:
+        raise ValueError(message)
+    return value
+
+
+def _shapes(rng: np.random.Generator, size: int) -> list[dict[str, Any]]:
+    """Two or three perturbed ellipses, kept inside the slide."""
+    shapes = []
+    for _ in range(int(rng.integers(2, 4))):
+        ry, rx = (float(v) for v in rng.uniform(0.14, 0.24, size=2) * size)
+        reach = 1.3 * max(ry, rx)
+        shapes.append(
+            {
+                "cy": float(rng.uniform(reach, size - reach)),
+                "cx": float(rng.uniform(reach, size - reach)),
+                "ry": ry,
+                "rx": rx,
+                "angle": float(rng.uniform(0.0, math.pi)),
+                "harmonics": [
+                    [k, float(rng.uniform(0.02, 0.08)), float(rng.uniform(0.0, 2.0 * math.pi))]
+                    for k in (2, 3, 5)
+                ],
+            }
+        )
+    return shapes
+
+
+def render_tissue_mask(truth: Mapping[str, Any]) -> NDArray[np.bool_]:
+    """The level-0 tissue mask of a generated slide, re-rendered from its ``truth``."""
+    height, width = truth["size"]
+    mask = np.zeros((height, width), dtype=bool)
+    for shape in truth["tissue_shapes"]:
+        reach = 1.3 * max(shape["ry"], shape["rx"])
+        y0, y1 = max(0, int(shape["cy"] - reach)), min(height, int(shape["cy"] + reach) + 1)
+        x0, x1 = max(0, int(shape["cx"] - reach)), min(width, int(shape["cx"] + reach) + 1)
+        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float64)
+        dy, dx = yy - shape["cy"], xx - shape["cx"]
+        cos, sin = math.cos(shape["angle"]), math.sin(shape["angle"])
+        u, v = (dx * cos + dy * sin) / shape["rx"], (-dx * sin + dy * cos) / shape["ry"]
+        phi = np.arctan2(v, u)
+        radius = np.ones_like(phi)
+        for k, amplitude, phase in shape["harmonics"]:
+            radius += amplitude * np.cos(k * phi + phase)
+        mask[y0:y1, x0:x1] |= np.hypot(u, v) <= radius
+    return mask
+
+
+def _stain_field(rng: np.random.Generator, size: int) -> NDArray[np.float32]:
+    """Low-frequency stain variation in [-1, 1], smooth over ~100 level-0 pixels."""
+    from scipy.ndimage import gaussian_filter, zoom
+
+    coarse = gaussian_filter(rng.normal(size=(size // 16, size // 16)), 2.0)
+    coarse /= max(float(np.abs(coarse).max()), 1e-9)
+    return np.asarray(zoom(coarse, 16, order=1), dtype=np.float32)
+
+
+def _stamp(image: NDArray[np.float32], centres: NDArray[Any], radius: int, colour: Any) -> None:
+    """Paint filled discs of ``radius`` at ``centres`` (clipped to the image)."""
+    offsets = [
+        (dy, dx)
+        for dy in range(-radius, radius + 1)
+        for dx in range(-radius, radius + 1)
+        if dy * dy + dx * dx <= radius * radius
+    ]
+    height, width = image.shape[:2]
+    for dy, dx in offsets:
+        ys = np.clip(centres[:, 0] + dy, 0, height - 1)
+        xs = np.clip(centres[:, 1] + dx, 0, width - 1)
+        image[ys, xs] = colour
+
+
+def _paint(
+    rng: np.random.Generator, size: int, mask: NDArray[np.bool_], adverse: bool
+) -> NDArray[np.uint8]:
+    colours = _PALE if adverse else _NOMINAL
+    tissue = np.asarray(colours["stroma"], dtype=np.float32) + _stain_field(rng, size)[
+        ..., None
+    ] * np.asarray((6.0, 18.0, 10.0), dtype=np.float32)
+    ys, xs = np.nonzero(mask)
+    picks = rng.choice(ys.size, size=ys.size // 150, replace=False)
+    _stamp(tissue, np.stack([ys[picks], xs[picks]], axis=1), 2, colours["nucleus"])
+
+    image = np.empty((size, size, 3), dtype=np.float32)
+    image[:] = colours["background"]
+    if adverse:
+        ramp = np.linspace(-6.0, 6.0, size, dtype=np.float32)
+        image += ramp[None, :, None] + ramp[:, None, None] * np.float32(0.5)
+        debris = rng.integers(0, size, size=(max(8, size // 64), 2))
+        _stamp(image, debris, 6, (150.0, 150.0, 152.0))
+    noise = rng.normal(0.0, 1.5, size=(ys.size, 3)).astype(np.float32)
+    image[mask] = tissue[mask] + noise
+    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
+
+
+def _pyramid(source: NDArray[np.uint8], levels: int) -> list[NDArray[np.uint8]]:
+    """Levels 1.. of ``source``: exact ``2**n`` block means of it, rounded half up.
+
+    Block sums are accumulated level by level (2 × 2 sums of the previous sums),
+    so each level is still the exact mean over its level-0 block.
+    """
+    sums = source.astype(np.uint32)
+    reduced = []
+    for n in range(1, levels):
+        sums = sums[0::2, 0::2] + sums[1::2, 0::2] + sums[0::2, 1::2] + sums[1::2, 1::2]
+        area = 4**n
+        reduced.append(((sums + area // 2) // area).astype(np.uint8))
+    return reduced
+
+
+def _displace(
+    rng: np.random.Generator, level0: NDArray[np.uint8], mask: NDArray[np.bool_], kind: str
+) -> tuple[NDArray[np.uint8], list[int] | None, list[int]]:
+    """Level 0 as the reduced levels will see it: displaced in a patch or everywhere."""
+    magnitude, sign = rng.integers(6, 13, size=2), rng.choice((-1, 1), size=2)
+    dy, dx = (int(m) * int(s) for m, s in zip(magnitude, sign, strict=True))
+    if kind == "shift":
+        return np.roll(level0, (dy, dx), axis=(0, 1)), None, [dy, dx]
+    from scipy.ndimage import distance_transform_edt
+
+    size = level0.shape[0]
+    inner = distance_transform_edt(mask[::8, ::8]) * 8 >= _PATCH * 0.75
+    candidates = np.argwhere(inner) * 8
+    if candidates.size == 0:
+        candidates = np.argwhere(mask[::8, ::8]) * 8
+    cy, cx = (int(v) for v in candidates[int(rng.integers(0, len(candidates)))])
+    y0 = min(max(cy - _PATCH // 2, 16), size - _PATCH - 16)
+    x0 = min(max(cx - _PATCH // 2, 16), size - _PATCH - 16)
+    source = level0.copy()
+    source[y0 : y0 + _PATCH, x0 : x0 + _PATCH] = level0[
+        y0 - dy : y0 - dy + _PATCH, x0 - dx : x0 - dx + _PATCH
+    ]
+    return source, [x0, y0, _PATCH, _PATCH], [dy, dx]
+
+
+def _encode(levels: list[NDArray[np.uint8]]) -> bytes:
+    import tifffile
+
+    options: dict[str, Any] = {
+        "tile": (TILE, TILE),
+        "photometric": "rgb",
+        "compression": "zlib",
+        "compressionargs": {"level": 1},
+        "predictor": True,
+        "metadata": None,
+        "software": False,
+    }
+    buffer = io.BytesIO()
+    with tifffile.TiffWriter(buffer) as writer:
+        writer.write(levels[0], subifds=len(levels) - 1, **options)
+        for level in levels[1:]:
+            writer.write(level, subfiletype=1, **options)
+    return buffer.getvalue()
+
+
+def generate_wsi_tiles(
+    seed: int,
+    slice: str,
+    *,
+    size: int = 2048,
+    levels: int = 4,
+    inconsistency: str | None = None,
+) -> GeneratedSource:
+    """A pyramidal tiled RGB TIFF and its truth.
+
+    ``size`` is the level-0 edge (square, 512–4096, a multiple of 256 and of
+    ``2 ** (levels - 1)``); ``levels`` 3–6.  ``truth`` holds ``size`` [h, w],
+    ``levels``, ``downsamples``, ``tile``, ``tissue_shapes``,
+    ``tissue_fraction``, ``inconsistency``, ``inconsistent_region`` (level-0
+    [x, y, w, h] or ``None``) and ``displacement`` [dy, dx] (or ``None``).
+    """
+    _check_int(seed, 0, 2**63 - 1, "seed must be a non-negative int")
+    check_slice(slice)
+    _check_int(levels, 3, 6, "levels must be an int in 3..6")
+    _check_int(size, 512, 4096, "size must be an int in 512..4096")
+    if size % TILE or size % (2 ** (levels - 1)):
+        raise ValueError("size must be a multiple of 256 and of 2 ** (levels - 1)")
+    if inconsistency is None:
+        inconsistency = "patch" if slice == "ambiguity_conflict" else "none"
+    if inconsistency not in INCONSISTENCIES:
+        raise ValueError("inconsistency must be one of: none, patch, shift")
+    rng = np.random.default_rng([seed, SLICES.index(slice), 0x3517])
+    truth: dict[str, Any] = {"size": [size, size], "tissue_shapes": _shapes(rng, size)}
+    mask = render_tissue_mask(truth)
+    level0 = _paint(rng, size, mask, slice == "adverse_acquisition")
+    source, region, displacement = level0, None, None
+    if inconsistency != "none":
+        source, region, displacement = _displace(rng, level0, mask, inconsistency)
+    pyramid = [level0, *_pyramid(source, levels)]
+    truth.update(
+        {
+            "levels": levels,
+            "downsamples": [2**n for n in range(levels)],
+            "tile": TILE,
+            "tissue_fraction": round(float(mask.mean()), 6),
+            "inconsistency": inconsistency,
+            "inconsistent_region": region,
+            "displacement": displacement,
+        }
+    )
+    return GeneratedSource(asset=_encode(pyramid), media_type=MEDIA_TYPE, slice=slice, truth=truth)
