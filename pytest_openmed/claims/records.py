@@ -111,6 +111,9 @@ class ClaimFields(NamedTuple):
     claim_key: Any
     evidence_ids: tuple[RecordId, ...]
 
+    def __repr__(self) -> str:
+        return f"ClaimFields(citations={len(self.evidence_ids)})"
+
 
 class EvidenceRow(NamedTuple):
     """One evidence row as read; ``claim_key``/``claim_id`` are ``None`` when not declared."""
@@ -119,6 +122,9 @@ class EvidenceRow(NamedTuple):
     relation: str
     claim_key: Any
     claim_id: RecordId | None
+
+    def __repr__(self) -> str:
+        return f"EvidenceRow(approved={self.approved}, relation={self.relation!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -168,11 +168,7 @@ class ClaimClassMetrics:
     interval: BootstrapInterval
 
     def __post_init__(self) -> None:
-        if not isinstance(self.counts, Mapping):
-            raise TypeError(errors.REPORT_TYPE)
-        if set(self.counts) != set(STATES):
-            raise ValueError(errors.REPORT_COUNTS)
-        counts = {state: _count(self.counts[state], MAX_CLAIMS) for state in STATES}
+        counts = _four_counts(self.counts)
         object.__setattr__(self, "counts", MappingProxyType(counts))
         claim_count = _count(self.claim_count, MAX_CLAIMS)
         unsupported = _count(self.unsupported_count, MAX_CLAIMS)
@@ -199,11 +195,12 @@ class ClaimClassMetrics:
         cls, counts: Mapping[str, int], interval: BootstrapInterval
     ) -> ClaimClassMetrics:
         """Metrics whose totals and rate are derived from the four-state ``counts``."""
-        claim_count = sum(counts.values())
-        unsupported = sum(counts[state] for state in UNSUPPORTED_STATES)
+        checked = _four_counts(counts)
+        claim_count = sum(checked.values())
+        unsupported = sum(checked[state] for state in UNSUPPORTED_STATES)
         return cls(
             claim_count=claim_count,
-            counts=counts,
+            counts=checked,
             unsupported_count=unsupported,
             unsupported_rate=_rate(unsupported, claim_count),
             interval=interval,
@@ -224,6 +221,14 @@ class ClaimClassMetrics:
             f"unsupported_count={self.unsupported_count}, "
             f"unsupported_rate={self.unsupported_rate:.4f})"
         )
+
+
+def _four_counts(counts: object) -> dict[str, int]:
+    if not isinstance(counts, Mapping):
+        raise TypeError(errors.REPORT_TYPE)
+    if set(counts) != set(STATES):
+        raise ValueError(errors.REPORT_COUNTS)
+    return {state: _count(counts[state], MAX_CLAIMS) for state in STATES}
 
 
 def _rate(unsupported: int, claim_count: int) -> float:

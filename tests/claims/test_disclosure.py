@@ -1,0 +1,191 @@
+"""Canary test: nothing that identifies a claim or an evidence row ever surfaces.
+
+Unique strings are planted in every id, key, class label, evidence field and
+path; none may appear in a report (JSON, Markdown), a repr, an exception
+(message, repr, formatted traceback) or a gate verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_openmed.claims import UnsupportedClaimsReport, score_summary_claims
+from pytest_openmed.claims.gate import evaluate_gate, evaluate_thresholds, load_records
+from pytest_openmed.claims.records import claim_fields, evidence_fields, read_evidence
+from pytest_openmed.gatefile import GateSettings, parse_gate_file
+
+from ._support import assert_fixed
+
+PLANTED: list[str] = []
+
+
+def canary(kind: str) -> str:
+    value = f"canary{kind}{secrets.token_hex(6)}"
+    PLANTED.append(value)
+    return value
+
+
+def assert_clean(*texts: str) -> None:
+    for text in texts:
+        for planted in PLANTED:
+            assert planted not in text
+            assert planted.lower() not in text.lower()
+
+
+def planted_inputs() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    claims: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for index, relation in enumerate(["supports", "contradicts", "unresolved", "supports"]):
+        claim_id = canary("claimid")
+        evidence_id = canary("evidenceid")
+        key = {canary("keyname"): [canary("keyvalue"), index]}
+        claims.append(
+            {
+                "claim_id": claim_id,
+                "claim_class": canary("class"),
+                "claim_key": key if index % 2 else canary("stringkey"),
+                "evidence_ids": [evidence_id] if index < 3 else [],
+                "note": canary("extrafield"),
+            }
+        )
+        rows.append(
+            {
+                "evidence_id": evidence_id,
+                "claim_key": key if index % 2 else None,
+                "claim_id": claim_id,
+                "approved": index != 2,
+                "relation": relation,
+                "source_text": canary("sourcetext"),
+            }
+        )
+    rows.append({"evidence_id": canary("uncited"), "approved": True, "supports": True})
+    return claims, rows
+
+
+def test_reports_and_reprs_carry_no_planted_value() -> None:
+    claims, rows = planted_inputs()
+    report = score_summary_claims(claims, rows, n_resamples=200, seed=1)
+    assert report.overall.claim_count == 4 and len(report.by_claim_class) == 4
+    assert report.overall.counts["supported"] == 1
+    assert report.overall.counts["contradicted"] == 1
+    texts = [report.to_json(), report.to_markdown(), repr(report), str(report)]
+    for name, metrics in report.by_claim_class.items():
+        texts += [name, repr(metrics), repr(metrics.interval), repr(dict(metrics.counts))]
+    texts += [repr(report.overall), repr(report.overall.interval)]
+    texts.append(repr(UnsupportedClaimsReport.from_json(report.to_json())))
+    texts += [repr(claim_fields(c)) for c in claims]
+    texts += [repr(evidence_fields(r)[1]) for r in rows]
+    texts.append(repr(read_evidence(rows)))
+    assert_clean(*texts)
+
+
+def deep(leaf: object, levels: int = 33) -> object:
+    for _ in range(levels):
+        leaf = [leaf]
+    return leaf
+
+
+def provoked_errors() -> list[Callable[[], object]]:
+    claims, rows = planted_inputs()
+    first, row = claims[0], rows[0]
+
+    def scored(
+        claim_changes: dict[str, Any] | None = None,
+        row_changes: dict[str, Any] | None = None,
+        extra_claims: list[Any] | None = None,
+        extra_rows: list[Any] | None = None,
+    ) -> Callable[[], object]:
+        new_claims = [{**first, **(claim_changes or {})}, *(extra_claims or [])]
+        new_rows = [{**row, **(row_changes or {})}, *(extra_rows or [])]
+        return lambda: score_summary_claims(new_claims, new_rows, n_resamples=10)
+
+    long_label = canary("longclass") * 6
+    empty = score_summary_claims([], [])
+    return [
+        scored({"claim_class": long_label}),
+        scored({"claim_class": canary("x") + "!" + "a" * 70}),
+        scored({"evidence_ids": canary("citations")}),
+        scored({"evidence_ids": [canary("e"), 1.5]}),
+        scored({"claim_id": [canary("listid")]}),
+        scored({"claim_key": {1: canary("nonstringkey")}}),
+        scored({"claim_key": {canary("deep"): deep(canary("leaf"))}}),
+        scored({"claim_key": [canary("nan"), float("nan")]}),
+        scored({"claim_key": {canary("big"): list(range(10_001))}}),
+        scored(row_changes={"relation": canary("relation")}),
+        scored(row_changes={"relation": [canary("relationlist")]}),
+        scored(row_changes={"approved": canary("approved")}),
+        scored(row_changes={"is_approved": not row["approved"]}),
+        scored(row_changes={"supports": canary("flag")}),
+        scored(row_changes={"relation": "unresolved", "supports": True}),
+        scored(row_changes={"claim_key": {2: canary("linkkey")}}),
+        scored(extra_claims=[dict(first)]),
+        scored(extra_rows=[dict(row)]),
+        scored(extra_claims=[canary("record")]),
+        lambda: score_summary_claims(canary("claimsstring"), rows),
+        lambda: score_summary_claims(claims, {canary("mapping"): row}),
+        lambda: UnsupportedClaimsReport.from_json(canary("notjson")),
+        lambda: UnsupportedClaimsReport.from_json(json.dumps({canary("field"): 1})),
+        lambda: evaluate_thresholds(empty, classes={canary("c") * 6: {}}),
+        lambda: evaluate_thresholds(empty, max_upper=canary("threshold")),  # type: ignore[arg-type]
+    ]
+
+
+@pytest.mark.parametrize("index", range(25))
+def test_errors_carry_no_planted_value(index: int) -> None:
+    provoke = provoked_errors()[index]
+    with pytest.raises((ValueError, TypeError)) as caught:
+        provoke()
+    assert_fixed(caught.value)
+    assert_clean(
+        str(caught.value),
+        repr(caught.value),
+        "".join(traceback.format_exception(caught.value)),
+    )
+
+
+def test_report_with_a_forged_readable_class_name_is_refused_without_echo() -> None:
+    record = {"claim_id": 1, "claim_class": "lab", "claim_key": 1, "evidence_ids": []}
+    report = score_summary_claims([record], [])
+    document = json.loads(report.to_json())
+    document["by_claim_class"] = {canary("forged"): document["by_claim_class"]["lab"]}
+    with pytest.raises(ValueError) as caught:
+        UnsupportedClaimsReport.from_json(json.dumps(document))
+    assert_clean(str(caught.value), "".join(traceback.format_exception(caught.value)))
+
+
+def test_gate_verdicts_and_file_errors_carry_no_planted_value(tmp_path: Path) -> None:
+    claims, rows = planted_inputs()
+    folder = tmp_path / canary("folder")
+    folder.mkdir()
+    claims_name, evidence_name = canary("claimsfile") + ".json", canary("evidencefile") + ".jsonl"
+    (folder / claims_name).write_text(json.dumps(claims))
+    (folder / evidence_name).write_text("\n".join(json.dumps(r) for r in rows))
+    gate_file = folder / "g.openmed.toml"
+    gate_file.write_text(
+        f'[[claims]]\nname = "notes"\nclaims = "{claims_name}"\nevidence = "{evidence_name}"\n'
+        "max_unsupported_rate = 0.1\n[claims.classes.lab]\nmax_upper = 0.0\n"
+    )
+    (spec,) = parse_gate_file(gate_file)
+    results = evaluate_gate(spec, GateSettings(resamples=100))
+    assert not results["overall"].passed
+    texts = []
+    for result in results.values():
+        texts += [result.failure_text(), repr(result), json.dumps(result.to_dict())]
+    assert_clean(*texts)
+
+    (folder / evidence_name).write_text('{"evidence_id": "' + canary("broken") + '", ')
+    for path in (folder / evidence_name, folder / canary("missing")):
+        with pytest.raises((ValueError, OSError)) as caught:
+            load_records(path)
+        assert_clean(
+            str(caught.value),
+            repr(caught.value),
+            "".join(traceback.format_exception(caught.value)),
+        )

@@ -1,0 +1,323 @@
+"""The claims gate adapter: input files, thresholds and the gate-file contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_openmed.claims import errors, gate, normalise_class, score_summary_claims
+from pytest_openmed.claims.gate import evaluate_gate, evaluate_thresholds, load_records
+from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE
+from pytest_openmed.gatefile import GateSettings, GateSpec, parse_gate_file
+from pytest_openmed.gates import GateStatus
+
+from ._support import assert_fixed, claim, evidence
+
+EXPECTED_METRICS = {
+    "claim_count",
+    "unsupported_count",
+    "unsupported_rate",
+    "lower",
+    "upper",
+    "degenerate",
+    "supported",
+    "contradicted",
+    "unresolved",
+    "uncited",
+    "max_unsupported_rate",
+    "max_upper",
+}
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def refused(path: Path, message: str, *, limit: int = MAX_EVIDENCE) -> None:
+    with pytest.raises((ValueError, OSError)) as caught:
+        load_records(path, limit=limit)
+    assert str(caught.value) == message
+    assert caught.value.__cause__ is None
+    assert str(path) not in repr(caught.value)
+
+
+# --- load_records ----------------------------------------------------------------------------
+
+
+def test_json_arrays_and_json_lines_give_the_same_records(tmp_path: Path) -> None:
+    records = [claim("a"), claim("b", [], claim_key={"x": [1, 2]})]
+    array = write(tmp_path / "a.json", "  \n" + json.dumps(records, indent=2))
+    lines = write(tmp_path / "a.jsonl", "\n".join(json.dumps(r) for r in records) + "\n\n  \n")
+    assert load_records(array) == records == load_records(lines)
+
+
+def test_a_byte_order_mark_is_tolerated(tmp_path: Path) -> None:
+    path = write(tmp_path / "bom.json", b"\xef\xbb\xbf" + json.dumps([evidence()]).encode())
+    assert load_records(path) == [evidence()]
+
+
+def test_an_empty_array_is_an_empty_collection_but_an_empty_file_is_refused(
+    tmp_path: Path,
+) -> None:
+    assert load_records(write(tmp_path / "e.json", "[]")) == []
+    refused(write(tmp_path / "blank.json", " \n\t"), errors.FILE_EMPTY)
+    refused(write(tmp_path / "none.json", ""), errors.FILE_EMPTY)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1, 2", errors.FILE_NOT_JSON),
+        ("[] []", errors.FILE_NOT_JSON),
+        ('{"a": 1}\n{"a": ', errors.FILE_NOT_JSON),
+        ("[NaN]", errors.FILE_NOT_JSON),
+        ('{"a": Infinity}', errors.FILE_NOT_JSON),
+        ("[" * 200_000 + "]" * 200_000, errors.FILE_NOT_JSON),
+        ("[1]", errors.FILE_RECORD_TYPE),
+        ('["claim"]', errors.FILE_RECORD_TYPE),
+        ("[[]]", errors.FILE_RECORD_TYPE),
+        ('{"a": 1}\n[1]', errors.FILE_RECORD_TYPE),
+        ("3", errors.FILE_RECORD_TYPE),
+        ('[{"a": 1, "a": 2}]', errors.FILE_DUPLICATE_KEY),
+        ('{"a": {"b": 1, "b": 1}}', errors.FILE_DUPLICATE_KEY),
+    ],
+)
+def test_malformed_files_are_refused_with_fixed_messages(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    refused(write(tmp_path / "bad.json", text), message)
+
+
+def test_non_utf8_files_are_refused(tmp_path: Path) -> None:
+    refused(write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")), errors.FILE_NOT_UTF8)
+
+
+def test_unreadable_paths_are_refused_without_the_path(tmp_path: Path) -> None:
+    refused(tmp_path / "missing-secret-name.json", errors.FILE_UNREADABLE)
+    refused(tmp_path, errors.FILE_UNREADABLE)
+
+
+def test_files_over_the_size_limit_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(tmp_path / "big.json", json.dumps([evidence(str(i)) for i in range(20)]))
+    monkeypatch.setattr(gate, "MAX_INPUT_BYTES", path.stat().st_size - 1)
+    refused(path, errors.FILE_TOO_LARGE)
+    monkeypatch.setattr(gate, "MAX_INPUT_BYTES", path.stat().st_size)
+    assert len(load_records(path)) == 20
+
+
+@pytest.mark.parametrize("kind", ["array", "lines"])
+def test_record_counts_over_the_engine_limits_are_refused(tmp_path: Path, kind: str) -> None:
+    def text(count: int) -> str:
+        return "[" + ",".join(["{}"] * count) + "]" if kind == "array" else "{}\n" * count
+
+    assert len(load_records(write(tmp_path / "ok", text(MAX_CLAIMS)), limit=MAX_CLAIMS)) == MAX_CLAIMS
+    over = write(tmp_path / "over", text(MAX_CLAIMS + 1))
+    refused(over, errors.FILE_TOO_MANY_CLAIMS, limit=MAX_CLAIMS)
+    assert len(load_records(over, limit=MAX_EVIDENCE)) == MAX_CLAIMS + 1
+    refused(write(tmp_path / "ev", text(MAX_EVIDENCE + 1)), errors.FILE_TOO_MANY_EVIDENCE)
+
+
+def test_only_the_engine_limits_are_accepted(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as caught:
+        load_records(write(tmp_path / "a.json", "[]"), limit=5)
+    assert str(caught.value) == errors.GATE_OPTIONS
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
+def test_arbitrary_bytes_fail_only_with_fixed_messages(tmp_path: Path, data: bytes) -> None:
+    path = write(tmp_path / "fuzz.json", data)
+    try:
+        records = load_records(path)
+    except (ValueError, OSError) as error:
+        assert str(error) in errors.MESSAGES
+        assert error.__cause__ is None
+    else:
+        assert all(type(record) is dict for record in records)
+
+
+# --- evaluate_thresholds ---------------------------------------------------------------------
+
+
+def report_with(unsupported: int, total: int, *, label: str = "lab", seed: int = 0) -> Any:
+    claims = [
+        claim(i, [] if i < unsupported else ["e"], claim_class=label) for i in range(total)
+    ]
+    return score_summary_claims(claims, [evidence("e")], n_resamples=2000, seed=seed)
+
+
+def test_passes_with_ok_when_under_both_thresholds() -> None:
+    report = report_with(1, 20)
+    result = evaluate_thresholds(report, max_unsupported_rate=0.1, max_upper=0.5)["overall"]
+    assert result.status is GateStatus.PASSED and result.reason == "ok"
+    assert result.kind == "claims"
+    assert set(result.metrics) == EXPECTED_METRICS
+    assert result.metrics["unsupported_rate"] == 0.05
+    assert result.metrics["uncited"] == 1 and result.metrics["supported"] == 19
+    assert result.metrics["max_unsupported_rate"] == 0.1
+    assert result.metrics["upper"] == report.overall.interval.upper
+
+
+def test_rate_over_threshold_fails_with_unsupported_rate() -> None:
+    result = evaluate_thresholds(report_with(3, 20), max_unsupported_rate=0.1)["overall"]
+    assert result.status is GateStatus.THRESHOLD and result.reason == "unsupported_rate"
+    assert result.metrics["max_upper"] is None
+
+
+def test_rate_equal_to_threshold_passes() -> None:
+    result = evaluate_thresholds(report_with(2, 20), max_unsupported_rate=0.1)["overall"]
+    assert result.passed
+
+
+def test_interval_upper_over_threshold_fails_with_interval_upper() -> None:
+    report = report_with(2, 20)
+    upper = report.overall.interval.upper
+    assert upper > 0.1
+    result = evaluate_thresholds(report, max_unsupported_rate=0.2, max_upper=upper - 0.01)
+    assert result["overall"].reason == "interval_upper"
+    assert evaluate_thresholds(report, max_upper=upper)["overall"].passed
+
+
+def test_the_rate_rule_is_checked_before_the_interval_rule() -> None:
+    result = evaluate_thresholds(report_with(10, 20), max_unsupported_rate=0.1, max_upper=0.1)
+    assert result["overall"].reason == "unsupported_rate"
+
+
+def test_no_thresholds_means_pass() -> None:
+    assert evaluate_thresholds(report_with(20, 20))["overall"].passed
+
+
+def test_class_thresholds_apply_per_class_and_custom_labels_are_normalised() -> None:
+    claims = [claim(f"m{i}", [] if i < 3 else ["e"], claim_class="medication") for i in range(10)]
+    claims += [claim(f"w{i}", ["e"], claim_class="Ward Round") for i in range(4)]
+    report = score_summary_claims(claims, [evidence("e")], n_resamples=500)
+    results = evaluate_thresholds(
+        report,
+        max_unsupported_rate=0.5,
+        classes={
+            "medication": {"max_unsupported_rate": 0.2},
+            "ward_round": {"max_unsupported_rate": 0.0},
+            "allergy": {"max_upper": 0.0},
+        },
+    )
+    assert list(results) == ["overall", "class[medication]", "class[ward_round]", "class[allergy]"]
+    assert results["overall"].passed
+    assert results["class[medication]"].reason == "unsupported_rate"
+    assert results["class[ward_round]"].passed
+    assert results["class[ward_round]"].metrics["claim_count"] == 4
+    assert normalise_class("ward_round") in report.by_claim_class
+
+
+def test_a_class_absent_from_the_input_passes_with_zero_claims() -> None:
+    result = evaluate_thresholds(report_with(5, 5), classes={"allergy": {"max_unsupported_rate": 0.0}})
+    absent = result["class[allergy]"]
+    assert absent.passed
+    assert absent.metrics["claim_count"] == 0 and absent.metrics["unsupported_rate"] == 0.0
+    assert absent.metrics["max_unsupported_rate"] == 0.0
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf")])
+def test_threshold_values_must_be_rates(bad: float) -> None:
+    with pytest.raises(ValueError) as caught:
+        evaluate_thresholds(report_with(1, 2), max_unsupported_rate=bad)
+    assert str(caught.value) == errors.THRESHOLD_VALUE
+    with pytest.raises(ValueError):
+        evaluate_thresholds(report_with(1, 2), classes={"lab": {"max_upper": bad}})
+
+
+@pytest.mark.parametrize("bad", ["0.1", True, [0.1]])
+def test_threshold_values_must_be_numbers(bad: object) -> None:
+    with pytest.raises(TypeError) as caught:
+        evaluate_thresholds(report_with(1, 2), max_upper=bad)  # type: ignore[arg-type]
+    assert str(caught.value) == errors.THRESHOLD_VALUE
+
+
+def test_unknown_class_threshold_names_are_refused() -> None:
+    with pytest.raises(ValueError) as caught:
+        evaluate_thresholds(report_with(1, 2), classes={"lab": {"max_rate": 0.1}})
+    assert str(caught.value) == errors.THRESHOLD_NAME
+
+
+# --- evaluate_gate ---------------------------------------------------------------------------
+
+
+def gate_dir(tmp_path: Path, table: str, claims: list[Any], rows: list[Any]) -> GateSpec:
+    write(tmp_path / "claims.json", json.dumps(claims))
+    write(tmp_path / "evidence.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
+    text = '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+    (spec,) = parse_gate_file(write(tmp_path / "g.openmed.toml", text + table))
+    return spec
+
+
+def sample(tmp_path: Path, table: str) -> tuple[GateSpec, list[Any], list[Any]]:
+    claims = [claim(f"c{i}", [f"e{i}"], claim_class="lab" if i % 2 else "vital") for i in range(12)]
+    claims += [claim("u1", [], claim_class="lab"), claim("u2", ["nope"], claim_class="lab")]
+    rows = [evidence(f"e{i}", "contradicts" if i == 3 else "supports") for i in range(12)]
+    return gate_dir(tmp_path, table, claims, rows), claims, rows
+
+
+def test_evaluate_gate_returns_one_verdict_per_item(tmp_path: Path) -> None:
+    spec, claims, rows = sample(
+        tmp_path,
+        "max_unsupported_rate = 0.5\nalpha = 0.1\n"
+        "[claims.classes.lab]\nmax_unsupported_rate = 0.2\n"
+        "[claims.classes.vital]\nmax_upper = 0.5\n",
+    )
+    results = evaluate_gate(spec, GateSettings(seed=3, resamples=400))
+    assert list(results) == ["overall", "class[lab]", "class[vital]"]
+    assert results["overall"].passed
+    assert results["class[lab]"].status is GateStatus.THRESHOLD
+    assert results["class[vital]"].passed
+    direct = score_summary_claims(claims, rows, n_resamples=400, seed=3, alpha=0.1)
+    assert results["overall"].metrics["upper"] == direct.overall.interval.upper
+    assert results["class[lab]"].metrics["unsupported_count"] == 3
+
+
+def test_gate_seed_and_resamples_override_the_run_settings(tmp_path: Path) -> None:
+    spec, claims, rows = sample(tmp_path, "seed = 9\nresamples = 300\nmax_upper = 1.0\n")
+    results = evaluate_gate(spec, GateSettings(seed=1, resamples=50))
+    direct = score_summary_claims(claims, rows, n_resamples=300, seed=9)
+    assert results["overall"].metrics["lower"] == direct.overall.interval.lower
+    assert results["overall"].metrics["upper"] == direct.overall.interval.upper
+
+
+def test_bad_inputs_of_a_gate_are_errors_not_verdicts(tmp_path: Path) -> None:
+    spec = gate_dir(tmp_path, "", [claim("a"), claim("a")], [evidence("ev-1")])
+    with pytest.raises(ValueError) as caught:
+        evaluate_gate(spec, GateSettings())
+    assert str(caught.value) == errors.DUPLICATE_CLAIM_ID
+    (tmp_path / "evidence.jsonl").unlink()
+    with pytest.raises(OSError) as missing:
+        evaluate_gate(spec, GateSettings())
+    assert str(missing.value) == errors.FILE_UNREADABLE
+
+
+def test_a_spec_item_without_a_class_threshold_is_refused(tmp_path: Path) -> None:
+    spec, _, _ = sample(tmp_path, "")
+    forged = GateSpec(kind="claims", name="x", items=("overall", "class[lab]"), options=spec.options)
+    with pytest.raises(ValueError) as caught:
+        evaluate_gate(forged, GateSettings())
+    assert str(caught.value) == errors.GATE_ITEM
+
+
+def test_a_spec_without_paths_is_refused() -> None:
+    with pytest.raises(ValueError) as caught:
+        evaluate_gate(GateSpec(kind="claims", name="x", items=("overall",)), GateSettings())
+    assert str(caught.value) == errors.GATE_OPTIONS
+
+
+def test_run_settings_are_validated_like_arguments(tmp_path: Path) -> None:
+    spec, _, _ = sample(tmp_path, "")
+    with pytest.raises(ValueError) as caught:
+        evaluate_gate(spec, GateSettings(resamples=1_000_000))
+    assert str(caught.value) == errors.RESAMPLES_RANGE
+    assert_fixed(caught.value)
