@@ -97,3 +97,17 @@ def test_catalog_validation_and_repr() -> None:
     with pytest.raises(ValueError):
         ToolSpec("x", "1.0.0", "d", False, json.dumps([1]))
     assert repr(build_catalog()) == "ToolCatalog(4 tools)"
+
+
+def test_importing_the_engine_does_not_import_jsonschema() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pytest_openmed.planner, pytest_openmed.planner.gate, "
+        "pytest_openmed.planner.controls; print('jsonschema' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "False"
