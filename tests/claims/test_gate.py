@@ -321,3 +321,27 @@ def test_run_settings_are_validated_like_arguments(tmp_path: Path) -> None:
         evaluate_gate(spec, GateSettings(resamples=1_000_000))
     assert str(caught.value) == errors.RESAMPLES_RANGE
     assert_fixed(caught.value)
+
+
+# --- the bundled example ------------------------------------------------------------------------
+
+
+def test_the_bundled_example_scores_as_written_down() -> None:
+    from importlib import resources
+
+    folder = resources.files("pytest_openmed") / "development" / "claims_example"
+    with resources.as_file(folder) as path:
+        claims = load_records(path / "claims.json", limit=MAX_CLAIMS)
+        rows = load_records(path / "evidence.json")
+    report = score_summary_claims(claims, rows, n_resamples=1000, seed=0)
+    expected = {  # supported, contradicted, unresolved, uncited
+        "diagnosis": (2, 1, 0, 1),
+        "lab": (2, 0, 1, 0),
+        "medication": (3, 0, 1, 0),
+        "vital": (0, 0, 3, 0),
+    }
+    assert {name: tuple(m.counts.values()) for name, m in report.by_claim_class.items()} == expected
+    assert tuple(report.overall.counts.values()) == (7, 1, 5, 1)
+    assert report.evidence_count == 15
+    assert all(c["claim_id"].startswith("claim-") for c in claims)
+    assert all(c["claim_key"].startswith("sha256:") for c in claims)
