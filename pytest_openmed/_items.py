@@ -128,7 +128,9 @@ class GateItem(pytest.Item):
             self.parent.evaluation()
         except GateInputError:
             spec = self.parent.spec
-            record = gate_record(spec.kind, order=spec.items.index(self.name))
+            record = gate_record(
+                spec.kind, group=self.parent.nodeid, order=spec.items.index(self.name)
+            )
             self.user_properties.append((USER_PROPERTY, record))
             raise
 
@@ -150,15 +152,19 @@ def gate_record(
     result: GateResult | None = None,
     expected: GateStatus | None = None,
     part: str | None = None,
+    *,
+    group: str,
     order: int = 0,
 ) -> str:
     """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
 
-    ``order`` is the item's position within its gate, so summaries list a
-    planner's scenarios in harness order whichever xdist worker ran them.
+    ``group`` is the node id of the gate (or of the test) the verdict belongs
+    to and ``order`` the item's position within its gate, so summaries group
+    a gate's items and list them in declared order whichever worker ran them.
     """
     return canonical_json(
         {
+            "group": group,
             "order": order,
             "kind": kind,
             "part": part,
@@ -185,8 +191,11 @@ def record_gate_result(
     baseline = item.config.stash[run_options_key].baseline
     if baseline is not None:
         result = baseline.compare(item.nodeid, part, result)
-    order = item.parent.spec.items.index(item.name) if isinstance(item, GateItem) else 0
-    record = gate_record(result.kind, result, expected, part, order)
+    if isinstance(item, GateItem):
+        group, order = item.parent.nodeid, item.parent.spec.items.index(item.name)
+    else:
+        group, order = item.nodeid, 0
+    record = gate_record(result.kind, result, expected, part, group=group, order=order)
     item.user_properties.append((USER_PROPERTY, record))
     prefix = JUNIT_PREFIX + (f"{part}." if part else "")
     item.user_properties.append((f"{prefix}kind", result.kind))

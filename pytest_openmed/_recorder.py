@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed._items import MARKER_PROPERTY, USER_PROPERTY, gate_record
 from pytest_openmed._run import RunOptions
 from pytest_openmed.gates import GateStatus
-from pytest_openmed.summary import render_markdown, summary_line
+from pytest_openmed.summary import render_markdown, terminal_lines
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -35,10 +36,9 @@ REPORT_SCHEMA_VERSION = "1.0"
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
-def _entry_order(entry: dict[str, Any]) -> tuple[str, int, str, str]:
-    """Gates by node id of their gate, items in declared order: the same under xdist."""
-    gate, _, _ = entry["nodeid"].rpartition("::")
-    return gate, entry["order"], entry["nodeid"], entry["part"] or ""
+def _entry_order(entry: Mapping[str, Any]) -> tuple[str, int, str, str]:
+    """Gates by node id, items in declared order: the same whichever worker ran them."""
+    return entry["group"], entry["order"], entry["nodeid"], entry["part"] or ""
 
 
 class GateRecorder:
@@ -60,7 +60,7 @@ class GateRecorder:
         raw_records = [value for name, value in report.user_properties if name == USER_PROPERTY]
         kinds = [value for name, value in report.user_properties if name == MARKER_PROPERTY]
         if not raw_records and kinds:
-            raw_records = [gate_record(str(kinds[0]))]
+            raw_records = [gate_record(str(kinds[0]), group=report.nodeid)]
         for raw in raw_records:
             entry = json.loads(str(raw))
             entry["nodeid"] = report.nodeid
@@ -139,12 +139,8 @@ class GateRecorder:
             return
         report = self.build_report()
         terminalreporter.section("openmed gates")
-        for entry in report["gates"]:
-            terminalreporter.write_line(
-                summary_line(entry),
-                green=entry["outcome"] == "passed",
-                red=entry["outcome"] in ("failed", "error"),
-            )
+        for line, colour in terminal_lines(sorted(self.entries, key=_entry_order)):
+            terminalreporter.write_line(line, **{colour: True})
         for waiver in report["waivers"]:
             if waiver["applied"]:
                 terminalreporter.write_line(

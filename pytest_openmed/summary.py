@@ -5,10 +5,11 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import groupby
 from typing import Any
 
-__all__ = ["KEY_METRICS", "render_markdown", "summary_line"]
+__all__ = ["KEY_METRICS", "render_markdown", "summary_line", "terminal_lines"]
 
 #: Metrics shown beside a verdict, in this order, when present.
 KEY_METRICS = (
@@ -53,6 +54,39 @@ def summary_line(entry: Mapping[str, Any]) -> str:
     metrics = _metric_text(entry["metrics"])
     line = f"{str(entry['outcome']).upper():7} {status:9} {_name(entry)}{detail}"
     return f"{line}: {metrics}" if metrics and entry["outcome"] != "passed" else line
+
+
+def _item_label(entry: Mapping[str, Any]) -> str:
+    return str(entry["part"] or str(entry["nodeid"]).rpartition("::")[2])
+
+
+def terminal_lines(entries: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(line, colour) pairs: one line for a gate whose items all passed, one per item otherwise.
+
+    ``entries`` are sorted verdict records carrying ``group`` (the gate's or
+    test's node id).  A control whose engine reached its expected failing
+    status on purpose says so on its line.
+    """
+    for group, grouped in groupby(entries, key=lambda entry: entry["group"]):
+        items = list(grouped)
+        if all(entry["outcome"] == "passed" for entry in items):
+            reached = [
+                f"{_item_label(entry)}={entry['status']}"
+                for entry in items
+                if entry["status"] not in (None, "passed")
+            ]
+            count = f"{len(items)} verdict" + ("s" if len(items) != 1 else "")
+            line = f"PASSED  {group} ({count})"
+            statuses = {entry["status"] for entry in items}
+            if reached and len(reached) == len(items) and len(statuses) == 1:
+                line += f"; expected status reached: {items[0]['status']} on all {len(items)}"
+            elif reached:
+                line += "; expected statuses reached: " + ", ".join(reached)
+            yield line, "green"
+        else:
+            for entry in items:
+                colour = "green" if entry["outcome"] == "passed" else "red"
+                yield summary_line(entry), colour if entry["outcome"] != "skipped" else "yellow"
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:

@@ -14,4 +14,5 @@ def _isolate_pytester_runs(request: pytest.FixtureRequest, monkeypatch: pytest.M
     depend on what else happens to be installed.
     """
     if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS when it starts
         monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:benchmark")

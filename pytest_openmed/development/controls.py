@@ -25,7 +25,26 @@ CLAIMS_EXAMPLE = Path(__file__).parent / "claims_example"
 
 def control_specs() -> tuple[GateSpec, ...]:
     """Every control gate, in a fixed order."""
-    return (*_claims_controls(),)
+    return (*_claims_controls(), *_planner_controls())
+
+
+def _planner_controls() -> tuple[GateSpec, ...]:
+    from pytest_openmed.gatefile import planner_spec
+    from pytest_openmed.planner.controls import CONTROLS
+
+    specs = []
+    for control in CONTROLS:
+        spec = planner_spec(control.reference, name=control.name.removesuffix("_planner"))
+        specs.append(
+            GateSpec(
+                kind=spec.kind,
+                name=spec.name,
+                items=spec.items,
+                options=spec.options,
+                expected=control.expected,
+            )
+        )
+    return tuple(specs)
 
 
 def _claims_controls() -> tuple[GateSpec, ...]:
