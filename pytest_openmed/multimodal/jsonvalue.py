@@ -85,6 +85,8 @@ class FrozenJson(Mapping[str, Any]):
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FrozenJson):
             return self._canonical == other._canonical
+        if isinstance(other, Mapping):
+            return self.thaw() == other
         return NotImplemented
 
     def __hash__(self) -> int:

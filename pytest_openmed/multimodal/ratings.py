@@ -137,7 +137,7 @@ class CompletedReview:
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], mappings: Iterable[SealedMapping]
+        cls, data: Mapping[str, Any], mappings: Iterable[SealedMapping] | SealedMapping
     ) -> CompletedReview:
         from .serialization import completed_review_from_dict
 
@@ -190,7 +190,9 @@ class Adjudication:
         return adjudication_to_dict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], mappings: Iterable[SealedMapping]) -> Adjudication:
+    def from_dict(
+        cls, data: Mapping[str, Any], mappings: Iterable[SealedMapping] | SealedMapping
+    ) -> Adjudication:
         from .serialization import adjudication_from_dict
 
         return adjudication_from_dict(data, mappings)

@@ -1,0 +1,317 @@
+"""Small hand-built packs, reviewers and reviews for the multimodal engine tests.
+
+Real carriers, tiny sizes: PNG and TIFF written by Pillow/tifffile, native
+DICOM written by pydicom, JSON waveforms by ``json``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import struct
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from pytest_openmed._canonical import digest_json
+from pytest_openmed.multimodal import (
+    Adjudication,
+    CandidateLineage,
+    CaseSlice,
+    CompletedReview,
+    DisagreementReason,
+    Observation,
+    PacketRating,
+    PreparedReview,
+    ReviewerQualification,
+    ReviewOrigin,
+    SafetyFailure,
+    SourceAsset,
+    ValidationCase,
+    ValidationPack,
+    ValidationTask,
+    prepare_review,
+)
+from pytest_openmed.multimodal.vocabulary import ALIASES
+
+KEY = b"evaluator-key-for-tests-0123456789abcdef"
+OTHER_KEY = b"another-evaluator-key-0123456789abcdef!!"
+
+Scores = tuple[bool, bool, bool, bool]
+ScoreFn = Callable[[int, str], Scores]
+GOOD: Scores = (True, True, True, True)
+
+
+def d(label: object) -> str:
+    """A deterministic test digest."""
+    return digest_json(["test", label])
+
+
+# --- carriers ------------------------------------------------------------------------------------
+
+
+def png_bytes(seed: int, size: int = 4) -> bytes:
+    from PIL import Image
+
+    image = Image.new("L", (size, size))
+    image.putdata([(seed * 7 + i * 13) % 256 for i in range(size * size)])
+    image.putpixel((0, 0), seed % 256)
+    image.putpixel((1, 0), (seed // 256) % 256)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def padded_png(seed: int, total: int) -> bytes:
+    """A valid PNG of exactly ``total`` bytes: a private ancillary chunk carries padding."""
+    base = png_bytes(seed)
+    iend = base[-12:]
+    head = base[:-12]
+    pad_length = total - len(base) - 12
+    assert pad_length >= 0
+    payload = bytes(pad_length)
+    chunk = struct.pack(">I", pad_length) + b"prVt" + payload
+    chunk += struct.pack(">I", zlib.crc32(b"prVt" + payload))
+    return head + chunk + iend
+
+
+def tiff_bytes(seed: int, *, bigtiff: bool = False, byteorder: Literal["<", ">"] = "<") -> bytes:
+    import numpy as np
+    import tifffile
+
+    data = ((np.arange(16).reshape(4, 4) + seed) % 256).astype(np.uint8)
+    buffer = io.BytesIO()
+    tifffile.imwrite(buffer, data, bigtiff=bigtiff, byteorder=byteorder)
+    return buffer.getvalue()
+
+
+def dicom_bytes(
+    seed: int, *, transfer_syntax: str = "1.2.840.10008.1.2.1", pixels: bool = True
+) -> bytes:
+    from pydicom.dataset import Dataset, FileMetaDataset
+    from pydicom.uid import UID, SecondaryCaptureImageStorage
+
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = SecondaryCaptureImageStorage
+    meta.MediaStorageSOPInstanceUID = UID(f"1.2.826.0.1.3680043.10.1.{seed + 1}")
+    meta.TransferSyntaxUID = UID(transfer_syntax)
+    ds = Dataset()
+    ds.file_meta = meta
+    ds.SOPClassUID = meta.MediaStorageSOPClassUID
+    ds.SOPInstanceUID = meta.MediaStorageSOPInstanceUID
+    ds.PatientName = "Synthetic^Test"
+    if pixels:
+        ds.Rows = 4
+        ds.Columns = 4
+        ds.SamplesPerPixel = 1
+        ds.PhotometricInterpretation = "MONOCHROME2"
+        ds.BitsAllocated = 8
+        ds.BitsStored = 8
+        ds.HighBit = 7
+        ds.PixelRepresentation = 0
+        ds.PixelData = bytes((seed + i) % 256 for i in range(16))
+    buffer = io.BytesIO()
+    little = transfer_syntax != "1.2.840.10008.1.2.2"
+    implicit = transfer_syntax == "1.2.840.10008.1.2"
+    ds.save_as(buffer, enforce_file_format=True, little_endian=little, implicit_vr=implicit)
+    return buffer.getvalue()
+
+
+def waveform_document(seed: int, leads: Sequence[str] = ("I", "II")) -> dict[str, Any]:
+    return {
+        "format": "openmed.waveform.v1",
+        "sampling_rate_hz": 500,
+        "units": "mV",
+        "leads": [
+            {"name": name, "samples": [((seed + i + j) % 7) / 10 for j in range(8)]}
+            for i, name in enumerate(leads)
+        ],
+    }
+
+
+def waveform_bytes(seed: int) -> bytes:
+    return json.dumps(waveform_document(seed)).encode("utf-8")
+
+
+# --- packs -----------------------------------------------------------------------------------------
+
+
+def candidate(name: str, tag: str | None = None) -> CandidateLineage:
+    tag = name if tag is None else tag
+    return CandidateLineage(
+        name=name,
+        model_digest=d((tag, "model")),
+        preprocessing_digest=d((tag, "preprocessing")),
+        runtime_digest=d((tag, "runtime")),
+        hardware_digest=d((tag, "hardware")),
+        harness_digest=d((tag, "harness")),
+        license_snapshot_digest=d((tag, "license")),
+    )
+
+
+CANDIDATES = ("cand-a", "cand-b")
+SLICES = tuple(CaseSlice)
+
+
+def make_case(
+    unit: int,
+    *,
+    case_slice: CaseSlice = CaseSlice.NOMINAL,
+    abstain: Iterable[str] = (),
+    safety: Mapping[str, Iterable[str]] | None = None,
+    asset: bytes | None = None,
+    context: Mapping[str, Any] | None = None,
+    outputs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> ValidationCase:
+    abstained = set(abstain)
+    safety = safety or {}
+    observations = tuple(
+        Observation(
+            candidate=name,
+            output=(outputs or {}).get(name, {"unit": unit, "by": name[-1], "value": unit * 2}),
+            abstained=name in abstained,
+            safety_failures=frozenset(SafetyFailure(f) for f in safety.get(name, ())),
+        )
+        for name in CANDIDATES
+    )
+    return ValidationCase(
+        slice=case_slice,
+        assets=(SourceAsset(png_bytes(unit) if asset is None else asset),),
+        observations=observations,
+        context={"instructions": "rate both outputs", "unit": unit} if context is None else context,
+    )
+
+
+def make_pack(
+    units: int = 3,
+    *,
+    task: ValidationTask = ValidationTask.FORMS,
+    slices: Sequence[CaseSlice] | None = None,
+    abstain: Mapping[int, Iterable[str]] | None = None,
+    safety: Mapping[int, Mapping[str, Iterable[str]]] | None = None,
+    cases: Sequence[ValidationCase] | None = None,
+    candidates: Sequence[CandidateLineage] | None = None,
+    intended_use: str = "Development check of form grounding; non-diagnostic.",
+    limitations: tuple[str, ...] = (),
+) -> ValidationPack:
+    if cases is None:
+        cases = [
+            make_case(
+                unit,
+                case_slice=(slices[unit] if slices else CaseSlice.NOMINAL),
+                abstain=(abstain or {}).get(unit, ()),
+                safety=(safety or {}).get(unit),
+            )
+            for unit in range(units)
+        ]
+    return ValidationPack(
+        task=task,
+        candidates=tuple(candidates or (candidate(CANDIDATES[0]), candidate(CANDIDATES[1]))),
+        cases=tuple(cases),
+        intended_use=intended_use,
+        reviewer_requirements_digest=d("requirements"),
+        sampling_manifest_digest=d("sampling"),
+        dataset_license_digest=d("dataset-license"),
+        limitations=limitations,
+    )
+
+
+# --- reviewers and reviews ------------------------------------------------------------------------
+
+
+def reviewer(
+    index: int,
+    *,
+    origin: ReviewOrigin = ReviewOrigin.SIMULATED,
+    scope: Iterable[ValidationTask] = (ValidationTask.FORMS,),
+    recused: bool = False,
+    evidence: str = "evidence",
+) -> ReviewerQualification:
+    return ReviewerQualification(
+        identity_digest=d(("identity", index)),
+        task_scope=frozenset(scope),
+        qualification_evidence_digest=d((evidence, index)),
+        conflict_screening_digest=d(("screening", index)),
+        origin=origin,
+        recused=recused,
+    )
+
+
+def good(_unit: int, _name: str) -> Scores:
+    return GOOD
+
+
+def ratings_for(
+    pack: ValidationPack, prepared: PreparedReview, scores: ScoreFn
+) -> tuple[PacketRating, ...]:
+    """Ratings as a reviewer would give them, scored per true candidate (test-side knowledge)."""
+    names = {c.digest: c.name for c in pack.candidates}
+    return tuple(
+        PacketRating(
+            packet.digest,
+            alias,
+            *scores(packet.unit, names[prepared.mapping.candidate_for(packet.unit, alias)]),
+        )
+        for packet in prepared.packets
+        for alias in ALIASES
+    )
+
+
+def complete(
+    pack: ValidationPack,
+    qualification: ReviewerQualification,
+    scores: ScoreFn = good,
+    *,
+    key: bytes = KEY,
+) -> CompletedReview:
+    prepared = prepare_review(pack, qualification, key=key)
+    return CompletedReview(qualification, prepared, ratings_for(pack, prepared, scores))
+
+
+def reviews(pack: ValidationPack, *score_fns: ScoreFn, key: bytes = KEY) -> list[CompletedReview]:
+    return [complete(pack, reviewer(i), fn, key=key) for i, fn in enumerate(score_fns)]
+
+
+def conflict_digests(
+    pack: ValidationPack, review_list: Sequence[CompletedReview], unit: int, name: str
+) -> frozenset[str]:
+    """The rating digests of all original reviewers for ``name`` on ``unit``."""
+    target = pack.candidate(name).digest
+    return frozenset(
+        r.rating_for(r.prepared.packets[unit], r.mapping.alias_for(unit, target)).digest
+        for r in review_list
+    )
+
+
+def adjudicate(
+    pack: ValidationPack,
+    adjudicator: ReviewerQualification,
+    unit: int,
+    name: str,
+    scores: Scores,
+    conflicting: frozenset[str],
+    *,
+    key: bytes = KEY,
+    reason: DisagreementReason = DisagreementReason.CRITERION_INTERPRETATION,
+) -> Adjudication:
+    prepared = prepare_review(pack, adjudicator, key=key)
+    packet = prepared.packets[unit]
+    alias = prepared.mapping.alias_for(unit, pack.candidate(name).digest)
+    return Adjudication(
+        adjudicator=adjudicator,
+        packet=packet,
+        mapping=prepared.mapping,
+        rating=PacketRating(packet.digest, alias, *scores),
+        conflicting_ratings=conflicting,
+        reason=reason,
+    )
+
+
+T = TypeVar("T")
+
+
+def replaced(value: T, **changes: Any) -> T:
+    """``dataclasses.replace`` for tests that deliberately pass ill-typed values."""
+    result: T = dataclasses.replace(value, **changes)  # type: ignore[type-var]
+    return result

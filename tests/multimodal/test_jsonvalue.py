@@ -1,0 +1,93 @@
+"""Frozen JSON objects: checked once, immutable, fingerprinted once."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_openmed._canonical import canonical_json, digest_json
+from pytest_openmed.multimodal.errors import InvalidInput, LimitExceeded
+from pytest_openmed.multimodal.jsonvalue import FrozenJson, freeze_object
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**12), 10**12)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.text(max_size=6), json_values, max_size=5))
+def test_digest_is_the_canonical_json_digest_and_thaw_round_trips(value: dict[str, Any]) -> None:
+    frozen = FrozenJson(value, max_bytes=1 << 20)
+    assert frozen.digest == digest_json(value)
+    assert frozen.canonical == canonical_json(value)
+    assert frozen.thaw() == value
+    assert FrozenJson(frozen.thaw(), max_bytes=1 << 20) == frozen
+
+
+def test_nested_values_are_read_only_and_detached() -> None:
+    source: dict[str, Any] = {"a": {"b": [1, 2]}}
+    frozen = FrozenJson(source, max_bytes=1024)
+    source["a"]["b"].append(3)
+    assert frozen["a"]["b"] == (1, 2)
+    with pytest.raises(TypeError):
+        frozen["a"]["c"] = 1
+
+
+def test_freeze_object_reuses_a_frozen_value() -> None:
+    frozen = FrozenJson({"a": 1}, max_bytes=1024)
+    assert freeze_object(frozen, max_bytes=1024) is frozen
+    with pytest.raises(LimitExceeded):
+        freeze_object(frozen, max_bytes=3)
+
+
+def _nest(levels: int) -> dict[str, Any]:
+    value: Any = 0
+    for _ in range(levels):
+        value = [value]
+    return {"x": value}
+
+
+def test_depth_32_is_accepted_and_33_refused() -> None:
+    FrozenJson(_nest(31), max_bytes=1 << 20)  # the object itself is the 32nd level
+    with pytest.raises(LimitExceeded):
+        FrozenJson(_nest(32), max_bytes=1 << 20)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1: "a"}, {"a": math.nan}, {"a": math.inf}, {"a": {1, 2}}, {"a": b"bytes"}, {"a": object()}],
+)
+def test_non_json_values_are_refused(value: dict[Any, Any]) -> None:
+    with pytest.raises(InvalidInput):
+        FrozenJson(value, max_bytes=1024)
+
+
+def test_top_level_must_be_an_object() -> None:
+    with pytest.raises(InvalidInput):
+        FrozenJson([1, 2], max_bytes=1024)
+
+
+def test_size_limit_is_explicit() -> None:
+    with pytest.raises(LimitExceeded):
+        FrozenJson({"a": "x" * 100}, max_bytes=50)
+
+
+def test_node_limit_is_explicit() -> None:
+    with pytest.raises(LimitExceeded):
+        FrozenJson({"a": [0] * 200_001}, max_bytes=1 << 30)
+
+
+def test_repr_shows_no_content() -> None:
+    assert "canary-json" not in repr(FrozenJson({"a": "canary-json"}, max_bytes=1024))
