@@ -95,28 +95,34 @@ def render_tissue_mask(truth: Mapping[str, Any]) -> NDArray[np.bool_]:
         reach = 1.3 * max(shape["ry"], shape["rx"])
         y0, y1 = max(0, int(shape["cy"] - reach)), min(height, int(shape["cy"] + reach) + 1)
         x0, x1 = max(0, int(shape["cx"] - reach)), min(width, int(shape["cx"] + reach) + 1)
-        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float64)
-        dy, dx = yy - shape["cy"], xx - shape["cx"]
-        cos, sin = math.cos(shape["angle"]), math.sin(shape["angle"])
-        u, v = (dx * cos + dy * sin) / shape["rx"], (-dx * sin + dy * cos) / shape["ry"]
+        dy = np.arange(y0, y1, dtype=np.float32)[:, None] - np.float32(shape["cy"])
+        dx = np.arange(x0, x1, dtype=np.float32)[None, :] - np.float32(shape["cx"])
+        cos, sin = np.float32(math.cos(shape["angle"])), np.float32(math.sin(shape["angle"]))
+        u = (dx * cos + dy * sin) / np.float32(shape["rx"])
+        v = (dy * cos - dx * sin) / np.float32(shape["ry"])
         phi = np.arctan2(v, u)
         radius = np.ones_like(phi)
         for k, amplitude, phase in shape["harmonics"]:
-            radius += amplitude * np.cos(k * phi + phase)
+            radius += np.float32(amplitude) * np.cos(np.float32(k) * phi + np.float32(phase))
         mask[y0:y1, x0:x1] |= np.hypot(u, v) <= radius
     return mask
 
 
 def _stain_field(rng: np.random.Generator, size: int) -> NDArray[np.float32]:
-    """Low-frequency stain variation in [-1, 1], smooth over ~100 level-0 pixels."""
-    from scipy.ndimage import gaussian_filter, zoom
+    """Low-frequency stain variation in [-1, 1], smooth over ~100 level-0 pixels.
 
-    coarse = gaussian_filter(rng.normal(size=(size // 16, size // 16)), 2.0)
+    Built at a quarter of the resolution and repeated: steps between 4-pixel
+    blocks are a fraction of a grey level, invisible under the texture.
+    """
+    from scipy.ndimage import gaussian_filter
+
+    coarse = gaussian_filter(rng.normal(size=(size // 4, size // 4)), 8.0, mode="wrap")
     coarse /= max(float(np.abs(coarse).max()), 1e-9)
-    return np.asarray(zoom(coarse, 16, order=1), dtype=np.float32)
+    field = np.repeat(np.repeat(coarse.astype(np.float32), 4, axis=0), 4, axis=1)
+    return np.asarray(field, dtype=np.float32)
 
 
-def _stamp(image: NDArray[np.float32], centres: NDArray[Any], radius: int, colour: Any) -> None:
+def _stamp(image: NDArray[Any], centres: NDArray[Any], radius: int, colour: Any) -> None:
     """Paint filled discs of ``radius`` at ``centres`` (clipped to the image)."""
     offsets = [
         (dy, dx)
@@ -135,23 +141,29 @@ def _paint(
     rng: np.random.Generator, size: int, mask: NDArray[np.bool_], adverse: bool
 ) -> NDArray[np.uint8]:
     colours = _PALE if adverse else _NOMINAL
-    tissue = np.asarray(colours["stroma"], dtype=np.float32) + _stain_field(rng, size)[
-        ..., None
-    ] * np.asarray((6.0, 18.0, 10.0), dtype=np.float32)
     ys, xs = np.nonzero(mask)
     picks = rng.choice(ys.size, size=ys.size // 150, replace=False)
-    _stamp(tissue, np.stack([ys[picks], xs[picks]], axis=1), 2, colours["nucleus"])
+    nuclei = np.zeros((size, size), dtype=bool)
+    _stamp(nuclei, np.stack([ys[picks], xs[picks]], axis=1), 2, True)
+    stain = _stain_field(rng, size)[mask]
+    tissue = np.asarray(colours["stroma"], dtype=np.float32) + stain[:, None] * np.asarray(
+        (6.0, 18.0, 10.0), dtype=np.float32
+    )
+    tissue[nuclei[mask]] = colours["nucleus"]
+    tissue += rng.normal(0.0, 1.5, size=tissue.shape).astype(np.float32)
 
-    image = np.empty((size, size, 3), dtype=np.float32)
-    image[:] = colours["background"]
     if adverse:
         ramp = np.linspace(-6.0, 6.0, size, dtype=np.float32)
-        image += ramp[None, :, None] + ramp[:, None, None] * np.float32(0.5)
+        shade = ramp[None, :] + ramp[:, None] * np.float32(0.5)
+        background = np.asarray(colours["background"], dtype=np.float32) + shade[..., None]
+        image = np.rint(background).astype(np.uint8)
         debris = rng.integers(0, size, size=(max(8, size // 64), 2))
-        _stamp(image, debris, 6, (150.0, 150.0, 152.0))
-    noise = rng.normal(0.0, 1.5, size=(ys.size, 3)).astype(np.float32)
-    image[mask] = tissue[mask] + noise
-    return np.clip(np.rint(image), 0, 255).astype(np.uint8)
+        _stamp(image, debris, 6, (150, 150, 152))
+    else:
+        image = np.empty((size, size, 3), dtype=np.uint8)
+        image[:] = np.rint(np.asarray(colours["background"])).astype(np.uint8)
+    image[mask] = np.clip(np.rint(tissue), 0, 255).astype(np.uint8)
+    return image
 
 
 def _pyramid(source: NDArray[np.uint8], levels: int) -> list[NDArray[np.uint8]]:
