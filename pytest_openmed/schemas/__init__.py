@@ -9,9 +9,19 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["SCHEMA_NAMES", "load_schema"]
+__all__ = ["load_schema", "schema_names"]
 
-SCHEMA_NAMES = ("gate-report",)
+
+def schema_names() -> tuple[str, ...]:
+    """Names of every shipped schema (``<name>.schema.json``), sorted."""
+    suffix = ".schema.json"
+    return tuple(
+        sorted(
+            entry.name.removesuffix(suffix)
+            for entry in resources.files(__package__).iterdir()
+            if entry.name.endswith(suffix)
+        )
+    )
 
 
 def load_schema(name: str) -> dict[str, Any]:
