@@ -1,0 +1,382 @@
+"""ECG interval candidates: R peaks, RR, heart rate and PR / QRS / QT candidates (non-diagnostic).
+
+PYTEST_DONT_REWRITE
+
+Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
+
+1. **Lead screening.**  Every lead is measured by :mod:`.ecg_quality` (its
+   ``CONFIG_A`` thresholds).  A lead is *eligible* when it carries no flag
+   outside the configuration's ``tolerated_flags`` (and, when
+   ``refuse_borderline_lead`` is set, no borderline measure).  The analysis
+   lead is the first eligible lead of ``lead_preference``; none → abstain.
+2. **R peaks** on the analysis lead: 5–15 Hz band-pass, squared derivative
+   integrated over 100 ms (a Pan–Tompkins energy), ``scipy.signal.find_peaks``
+   above 30 % of the energy's 98th percentile with a 250 ms refractory
+   distance; each peak is moved to the lead's dominant deflection (of the
+   lead's dominant polarity) within ±80 ms on the 0.5–40 Hz signal.
+3. **RR and heart rate**: RR intervals between consecutive R peaks (ms) and
+   60,000 / mean RR.
+4. **Median beat** of every eligible lead (0.5–40 Hz, 50/60 Hz notched where
+   mains was measured), aligned on the R peaks; the spatial envelope is the
+   sum over leads of the absolute deviation from each lead's isoelectric level
+   (the flattest 20 ms before the QRS).
+5. **Boundaries** on the envelope: QRS onset / offset where it falls to 3 % of
+   the QRS peak above the lowest level within 150 ms, P onset where it falls
+   to 5 % of the P peak above the lowest level before it (each crossing then
+   moved to where the local tangent meets that level); T offset where the
+   envelope's descent after its steepest point has slowed to 10 % (a slope
+   criterion, indifferent to TP-level offsets and U waves).  ``pr_ms`` =
+   QRS onset − P onset, ``qrs_ms`` = QRS offset − QRS onset, ``qt_ms`` = T
+   offset − QRS onset.  A wave that cannot be found (e.g. no P wave) gives
+   ``null`` for its candidates; values outside plausible ranges are ``null``.
+
+Every number is a *candidate* for evaluation pipelines, never a measurement
+for care.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from pytest_openmed.components import ecg_quality
+from pytest_openmed.components._base import ComponentOutput, check_asset
+from pytest_openmed.components._waveform import STANDARD_LEADS, Waveform, read_waveform
+
+__all__ = [
+    "ABSTAIN_REASONS",
+    "CONFIG_A",
+    "CONFIG_B",
+    "PLAUSIBLE_MS",
+    "IntervalConfig",
+    "analyse_waveform",
+    "run",
+]
+
+#: The closed abstain vocabulary.
+ABSTAIN_REASONS = (
+    "sampling_rate_too_low",
+    "recording_too_short",
+    "no_usable_analysis_lead",
+    "too_few_beats",
+    "rate_out_of_range",
+)
+#: Candidates outside these ranges (ms) are reported as ``null``.
+PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 250.0), "qt_ms": (150.0, 700.0)}
+_RATE_RANGE_BPM = (30.0, 240.0)
+_REFRACTORY_S = 0.25
+_MIN_BEATS = 3
+_DECIMALS = 1
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalConfig:
+    """Which leads may be analysed.
+
+    ``lead_preference``: candidate analysis leads, in order.
+    ``tolerated_flags``: quality flags that do not disqualify a lead (the
+    filters remove them).  ``refuse_borderline_lead``: also disqualify leads
+    with a borderline quality measure.
+    """
+
+    lead_preference: tuple[str, ...] = ("II",)
+    tolerated_flags: tuple[str, ...] = ()
+    refuse_borderline_lead: bool = True
+
+    def __post_init__(self) -> None:
+        preference = self.lead_preference
+        if type(preference) is not tuple or not preference:
+            raise TypeError("lead_preference must be a non-empty tuple")
+        if any(lead not in STANDARD_LEADS for lead in preference) or len(set(preference)) != len(
+            preference
+        ):
+            raise ValueError("lead_preference must list distinct standard lead names")
+        if type(self.tolerated_flags) is not tuple or any(
+            flag not in ecg_quality.FLAGS for flag in self.tolerated_flags
+        ):
+            raise ValueError("tolerated_flags must be a tuple of quality flags")
+        if type(self.refuse_borderline_lead) is not bool:
+            raise TypeError("refuse_borderline_lead must be a bool")
+
+
+#: Conservative: lead II only, and only when its quality is clean (no flag, nothing borderline).
+CONFIG_A = IntervalConfig()
+#: Permissive: falls back through other leads with a dominant R wave, tolerates
+#: baseline wander and mains interference (filtered out) and borderline measures.
+CONFIG_B = IntervalConfig(
+    lead_preference=("II", "aVF", "I", "V5", "V6"),
+    tolerated_flags=("baseline_wander", "mains_interference"),
+    refuse_borderline_lead=False,
+)
+
+
+# -- signal conditioning --------------------------------------------------------
+
+
+def _bandpass(
+    data: npt.NDArray[np.float64], fs: float, low: float, high: float, order: int
+) -> npt.NDArray[np.float64]:
+    from scipy import signal
+
+    sos = signal.butter(order, (low, high), btype="bandpass", fs=fs, output="sos")
+    filtered: npt.NDArray[np.float64] = signal.sosfiltfilt(sos, data, axis=-1)
+    return filtered
+
+
+def _notch(lead: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.float64]:
+    from scipy import signal
+
+    for line in (50.0, 60.0):
+        if line < 0.45 * fs:
+            b, a = signal.iirnotch(line, 30.0, fs=fs)
+            lead = signal.filtfilt(b, a, lead)
+    return lead
+
+
+def _eligible(quality: ecg_quality.LeadQuality, config: IntervalConfig) -> bool:
+    if any(flag not in config.tolerated_flags for flag in quality.flags):
+        return False
+    return not (config.refuse_borderline_lead and quality.borderline)
+
+
+# -- R peaks --------------------------------------------------------------------
+
+
+def _r_peaks(
+    raw: npt.NDArray[np.float64], clean: npt.NDArray[np.float64], fs: float
+) -> npt.NDArray[np.int64]:
+    from scipy import ndimage, signal
+
+    band = _bandpass(raw, fs, 5.0, 15.0, 2)
+    energy = ndimage.uniform_filter1d(np.gradient(band) ** 2, size=max(3, round(0.1 * fs)))
+    threshold = 0.3 * float(np.quantile(energy, 0.98))
+    if threshold <= 0.0:
+        return np.zeros(0, dtype=np.int64)
+    peaks, _ = signal.find_peaks(energy, height=threshold, distance=round(_REFRACTORY_S * fs))
+    if peaks.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    reach = round(0.08 * fs)
+    extremes = [_extreme(clean, int(p), reach) for p in peaks]
+    polarity = 1.0 if np.median([clean[i] for i in extremes]) >= 0.0 else -1.0
+    refined = []
+    for p in peaks:
+        start, stop = max(0, int(p) - reach), min(clean.shape[0], int(p) + reach + 1)
+        refined.append(start + int(np.argmax(polarity * clean[start:stop])))
+    unique = np.unique(np.asarray(refined, dtype=np.int64))
+    # Two detections refined onto nearby samples: keep the larger deflection.
+    kept: list[int] = []
+    for index in unique:
+        if kept and index - kept[-1] < round(_REFRACTORY_S * fs):
+            if polarity * clean[index] > polarity * clean[kept[-1]]:
+                kept[-1] = int(index)
+            continue
+        kept.append(int(index))
+    return np.asarray(kept, dtype=np.int64)
+
+
+def _extreme(lead: npt.NDArray[np.float64], centre: int, reach: int) -> int:
+    start, stop = max(0, centre - reach), min(lead.shape[0], centre + reach + 1)
+    return start + int(np.argmax(np.abs(lead[start:stop])))
+
+
+# -- delineation ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """Median beats (leads × samples) with the R peak at index ``r``."""
+
+    beats: npt.NDArray[np.float64]
+    r: int
+    fs: float
+
+
+def _template(
+    leads: npt.NDArray[np.float64], peaks: npt.NDArray[np.int64], rr_s: float, fs: float
+) -> _Template | None:
+    pre = round(min(0.40, 0.6 * rr_s) * fs)
+    post = round(min(0.70, 0.9 * rr_s) * fs)
+    usable = peaks[(peaks - pre >= 0) & (peaks + post < leads.shape[1])]
+    if usable.size < _MIN_BEATS:
+        return None
+    index = usable[:, None] + np.arange(-pre, post + 1)[None, :]
+    beats = np.median(leads[:, index], axis=1)
+    return _Template(beats=beats, r=pre, fs=fs)
+
+
+def _boundary(
+    envelope: npt.NDArray[np.float64], peak: int, limit: int, fraction: float, h: int
+) -> float | None:
+    """Where a wave peaking at ``peak`` ends, searching towards ``limit`` (inclusive).
+
+    The floor is the envelope's minimum between the peak and the limit (the
+    isoelectric level on that side, whatever residual offset it carries); the
+    first sample at or below ``floor + fraction × (peak − floor)`` is moved
+    along the local tangent to where it meets the floor.  Returns a
+    fractional sample index, or ``None`` when there is nothing to search.
+    """
+    step = 1 if limit > peak else -1
+    span = envelope[peak : limit + step : step] if limit >= 0 or step > 0 else envelope[peak::-1]
+    if span.shape[0] < 2:
+        return None
+    floor = float(span.min())
+    level = floor + fraction * (float(envelope[peak]) - floor)
+    offset = int(np.argmax(span <= level))
+    index = peak + step * offset
+    before, after = index - step * h, index + step * h
+    if not (0 <= before < envelope.shape[0] and 0 <= after < envelope.shape[0]):
+        return float(index)
+    descent = float(envelope[before] - envelope[after]) / (2 * h)
+    if descent <= 0.0:
+        return float(index)
+    shift = min((float(envelope[index]) - floor) / descent, 2.0 * h)
+    return float(index + step * max(shift, 0.0))
+
+
+def _t_offset(envelope: npt.NDArray[np.float64], peak: int, limit: int, h: int) -> float | None:
+    """End of the T wave: where the envelope's descent after its steepest point slows to 10 %.
+
+    A slope criterion, unlike a level criterion, is indifferent to the offset
+    between the TP and PR levels and to slow tails (U waves) after the T wave.
+    """
+    span = envelope[peak : limit + 1]
+    if span.shape[0] <= 2 * h + 1:
+        return None
+    descent = (span[: -2 * h] - span[2 * h :]) / (2 * h)  # at span index i + h
+    steepest = int(np.argmax(descent))
+    if descent[steepest] <= 0.0:
+        return None
+    slow = np.flatnonzero(descent[steepest:] <= 0.1 * descent[steepest])
+    if slow.size == 0:
+        return None
+    return float(peak + h + steepest + int(slow[0]))
+
+
+def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
+    """PR / QRS / QT candidates (ms) from the spatial envelope of the median beats."""
+    fs, r, beats = template.fs, template.r, template.beats
+    none: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
+    width = max(2, round(0.02 * fs))
+    iso_from, iso_to = max(0, r - round(0.16 * fs)), r - round(0.03 * fs)
+    if iso_to - iso_from <= width:
+        return none
+    # Isoelectric level per lead: the flattest 20 ms shortly before the R peak (PR segment).
+    slope = np.abs(np.gradient(beats[:, iso_from:iso_to], axis=1)).sum(axis=0)
+    iso_start = iso_from + int(np.argmin(np.convolve(slope, np.ones(width), mode="valid")))
+    iso = beats[:, iso_start : iso_start + width].mean(axis=1)
+    envelope = np.abs(beats - iso[:, None]).sum(axis=0)
+    h = max(1, round(0.01 * fs))
+    last = envelope.shape[0] - 1
+
+    reach = round(0.04 * fs)
+    qrs_peak = max(0, r - reach) + int(np.argmax(envelope[max(0, r - reach) : r + reach + 1]))
+    qrs_limit = round(0.15 * fs)
+    qrs_on = _boundary(envelope, qrs_peak, max(0, r - qrs_limit), 0.03, h)
+    qrs_off = _boundary(envelope, qrs_peak, min(last, r + qrs_limit), 0.03, h)
+    if qrs_on is None or qrs_off is None:
+        return none
+    ms = 1000.0 / fs
+
+    t_end = None
+    t_from = math.ceil(qrs_off) + round(0.04 * fs)
+    t_to = min(last, r + round((0.85 * rr_s - 0.1) * fs))
+    if t_to - t_from >= round(0.04 * fs):
+        t_peak = t_from + int(np.argmax(envelope[t_from:t_to]))
+        t_end = _t_offset(envelope, t_peak, t_to, h)
+
+    p_on = None
+    p_to = math.floor(qrs_on) - round(0.02 * fs)
+    p_from = max(0, math.floor(qrs_on) - round(0.30 * fs))
+    if t_end is not None:
+        p_from = max(p_from, round(t_end - rr_s * fs + 0.02 * fs))
+    if p_to - p_from >= round(0.04 * fs):
+        p_peak = p_from + int(np.argmax(envelope[p_from:p_to]))
+        floor = float(envelope[p_from : p_peak + 1].min())
+        # A P wave must stand out: 3 % of the QRS height above its own floor.
+        if envelope[p_peak] - floor >= 0.03 * (envelope[qrs_peak] - floor):
+            p_on = _boundary(envelope, p_peak, p_from, 0.05, h)
+    return {
+        "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
+        "qrs_ms": (qrs_off - qrs_on) * ms,
+        "qt_ms": None if t_end is None else (t_end - qrs_on) * ms,
+    }
+
+
+# -- the component --------------------------------------------------------------
+
+
+def _empty(lead: str | None, fs: float) -> dict[str, Any]:
+    return {
+        "analysis_lead": lead,
+        "sampling_rate_hz": round(fs, 3),
+        "r_peaks": [],
+        "rr_ms": [],
+        "heart_rate_bpm": None,
+        "candidates": {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+    }
+
+
+def _abstain(reason: str, lead: str | None, fs: float) -> ComponentOutput:
+    return ComponentOutput(output=_empty(lead, fs), abstained=True, abstain_reason=reason)
+
+
+def _plausible(name: str, value: float | None) -> float | None:
+    if value is None or not math.isfinite(value):
+        return None
+    low, high = PLAUSIBLE_MS[name]
+    return round(value, _DECIMALS) if low <= value <= high else None
+
+
+def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> ComponentOutput:
+    """The component on an already decoded recording."""
+    fs = waveform.sampling_rate_hz
+    if fs < ecg_quality.MIN_SAMPLING_RATE_HZ:
+        return _abstain("sampling_rate_too_low", None, fs)
+    if waveform.duration_s < ecg_quality.MIN_DURATION_S:
+        return _abstain("recording_too_short", None, fs)
+    quality: Mapping[str, ecg_quality.LeadQuality] = ecg_quality.assess_leads(waveform)
+    eligible = [name for name in waveform.lead_names if _eligible(quality[name], config)]
+    lead = next((name for name in config.lead_preference if name in eligible), None)
+    if lead is None:
+        return _abstain("no_usable_analysis_lead", None, fs)
+    rows = [waveform.lead_names.index(name) for name in eligible]
+    clean = _bandpass(waveform.samples[rows], fs, 0.5, 40.0, 2)
+    for position, name in enumerate(eligible):
+        if quality[name].measures["mains_interference"] >= ecg_quality.CONFIG_A.band(
+            "mains_interference"
+        )[0]:
+            clean[position] = _notch(clean[position], fs)
+    peaks = _r_peaks(waveform.lead(lead), clean[eligible.index(lead)], fs)
+    if peaks.size < _MIN_BEATS:
+        return _abstain("too_few_beats", lead, fs)
+    rr = np.diff(peaks) / fs
+    rate = 60.0 / float(rr.mean())
+    if not _RATE_RANGE_BPM[0] <= rate <= _RATE_RANGE_BPM[1]:
+        return _abstain("rate_out_of_range", lead, fs)
+    template = _template(clean, peaks, float(np.median(rr)), fs)
+    candidates: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
+    if template is not None:
+        found = _delineate(template, float(np.median(rr)))
+        candidates = {name: _plausible(name, value) for name, value in found.items()}
+    output = {
+        "analysis_lead": lead,
+        "sampling_rate_hz": round(fs, 3),
+        "r_peaks": [int(p) for p in peaks],
+        "rr_ms": [round(float(v) * 1000.0, _DECIMALS) for v in rr],
+        "heart_rate_bpm": round(rate, _DECIMALS),
+        "candidates": candidates,
+    }
+    return ComponentOutput(output=output)
+
+
+def run(asset: bytes, config: IntervalConfig = CONFIG_A) -> ComponentOutput:
+    """Detect beats and interval candidates on one ECG carrier (JSON waveform or DICOM ECG)."""
+    check_asset(asset)
+    if type(config) is not IntervalConfig:
+        raise TypeError("config must be an IntervalConfig")
+    return analyse_waveform(read_waveform(asset), config)
