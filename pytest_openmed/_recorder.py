@@ -139,6 +139,12 @@ class GateRecorder:
             return
         report = self.build_report()
         terminalreporter.section("openmed gates")
+        if self.options.controls:
+            terminalreporter.write_line(
+                "Development controls on synthetic data: each control passes when its engine "
+                "reaches the documented outcome (docs/controls.md); simulated reviews are "
+                "labelled development_simulation."
+            )
         for line, colour in terminal_lines(sorted(self.entries, key=_entry_order)):
             terminalreporter.write_line(line, **{colour: True})
         for waiver in report["waivers"]:

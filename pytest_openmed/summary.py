@@ -71,15 +71,16 @@ def terminal_lines(entries: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, 
         items = list(grouped)
         if all(entry["outcome"] == "passed" for entry in items):
             reached = [
-                f"{_item_label(entry)}={entry['status']}"
+                f"{_item_label(entry)} {entry['status']} ({entry['reason']})"
                 for entry in items
                 if entry["status"] not in (None, "passed")
             ]
             count = f"{len(items)} verdict" + ("s" if len(items) != 1 else "")
             line = f"PASSED  {group} ({count})"
-            statuses = {entry["status"] for entry in items}
-            if reached and len(reached) == len(items) and len(statuses) == 1:
-                line += f"; expected status reached: {items[0]['status']} on all {len(items)}"
+            outcomes = {(entry["status"], entry["reason"]) for entry in items}
+            if reached and len(reached) == len(items) and len(outcomes) == 1:
+                status, reason = outcomes.pop()
+                line += f"; expected status reached: {status} ({reason}) on all {len(items)}"
             elif reached:
                 line += "; expected statuses reached: " + ", ".join(reached)
             yield line, "green"

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import numpy  # noqa: F401
 import pytest
+
+# pytester's in-process runs restore ``sys.modules`` afterwards, so anything
+# first imported inside one is imported again by the next; numpy's C core
+# refuses that.  Loading it (and the engine that uses it) here keeps it loaded.
+import pytest_openmed.claims.bootstrap  # noqa: F401
 
 
 @pytest.fixture(autouse=True)

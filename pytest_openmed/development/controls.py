@@ -48,21 +48,34 @@ def _planner_controls() -> tuple[GateSpec, ...]:
 
 
 def _claims_controls() -> tuple[GateSpec, ...]:
+    """The bundled example: 14 claims, 7 unsupported (see ``claims_example``).
+
+    Overall and diagnosis stay within generous thresholds; vital (3 of 3
+    unresolved) breaches its rate threshold and medication (1 of 4) breaches
+    its interval-upper threshold, so both rules are exercised.
+    """
     options = {
         "claims": CLAIMS_EXAMPLE / "claims.json",
         "evidence": CLAIMS_EXAMPLE / "evidence.json",
         "seed": 0,
         "resamples": 1000,
         "alpha": 0.05,
-        "thresholds": {"max_unsupported_rate": 0.5},
-        "classes": {"medication": {"max_unsupported_rate": 0.0}},
+        "thresholds": {"max_unsupported_rate": 0.6},
+        "classes": {
+            "diagnosis": {"max_unsupported_rate": 0.6},
+            "medication": {"max_upper": 0.5},
+            "vital": {"max_unsupported_rate": 0.5},
+        },
     }
     return (
         GateSpec(
             kind="claims",
-            name="control-example",
-            items=("overall", "class[medication]"),
+            name="example",
+            items=("overall", "class[diagnosis]", "class[medication]", "class[vital]"),
             options=options,
-            expected={"class[medication]": GateStatus.THRESHOLD},
+            expected={
+                "class[medication]": GateStatus.THRESHOLD,
+                "class[vital]": GateStatus.THRESHOLD,
+            },
         ),
     )

@@ -7,10 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import numpy  # noqa: F401  -- pytester's in-process runs must not re-import numpy's C core
 import pytest
 
-import pytest_openmed.claims.bootstrap  # noqa: F401  -- likewise, keep the engine loaded
 from pytest_openmed.schemas import load_schema
 
 CANARY = "ZQXCANARY"
