@@ -60,7 +60,8 @@ def load_records(path: Path, *, limit: int = MAX_EVIDENCE) -> list[dict[str, Any
         records = document
     else:
         records = []
-        for line in start.splitlines():
+        # Only "\n" ends a record: JSON strings may hold U+2028 and friends raw.
+        for line in start.split("\n"):
             if not line.strip():
                 continue
             if len(records) == limit:

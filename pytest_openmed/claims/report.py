@@ -35,8 +35,11 @@ __all__ = [
     "BootstrapInterval",
     "ClaimClassMetrics",
     "UnsupportedClaimsReport",
+    "check_alpha",
     "check_configuration",
     "check_draw_budget",
+    "check_resamples",
+    "check_seed",
 ]
 
 SCHEMA = "pytest-openmed/claims-report"
@@ -61,18 +64,30 @@ _MAX_REPORT_CHARS = 64 * 1024 * 1024
 
 def check_configuration(n_resamples: object, seed: object, alpha: object) -> tuple[int, int, float]:
     """Validated ``(n_resamples, seed, alpha)``; integer-likes such as numpy ints are accepted."""
+    return check_resamples(n_resamples), check_seed(seed), check_alpha(alpha)
+
+
+def check_resamples(n_resamples: object) -> int:
     resamples = _integer(n_resamples, errors.RESAMPLES_TYPE)
     if not 1 <= resamples <= MAX_RESAMPLES:
         raise ValueError(errors.RESAMPLES_RANGE)
-    seed_value = _integer(seed, errors.SEED_TYPE)
-    if not 0 <= seed_value <= MAX_SEED:
+    return resamples
+
+
+def check_seed(seed: object) -> int:
+    value = _integer(seed, errors.SEED_TYPE)
+    if not 0 <= value <= MAX_SEED:
         raise ValueError(errors.SEED_RANGE)
+    return value
+
+
+def check_alpha(alpha: object) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, int | float):
         raise TypeError(errors.ALPHA_TYPE)
-    alpha_value = float(alpha)
-    if not 0.0 < alpha_value < 1.0:
+    value = float(alpha)
+    if not 0.0 < value < 1.0:  # also refuses NaN
         raise ValueError(errors.ALPHA_RANGE)
-    return resamples, seed_value, alpha_value
+    return value
 
 
 def check_draw_budget(claim_count: int, n_resamples: int) -> None:
@@ -125,9 +140,8 @@ class BootstrapInterval:
     def __post_init__(self) -> None:
         for name in ("lower", "upper", "point"):
             object.__setattr__(self, name, _unit(getattr(self, name)))
-        resamples, _, alpha = check_configuration(self.n_resamples, 0, self.alpha)
-        object.__setattr__(self, "n_resamples", resamples)
-        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "n_resamples", check_resamples(self.n_resamples))
+        object.__setattr__(self, "alpha", check_alpha(self.alpha))
         if type(self.degenerate) is not bool:
             raise TypeError(errors.REPORT_NUMBER)
         if not self.lower <= self.point <= self.upper:
@@ -270,8 +284,7 @@ class UnsupportedClaimsReport:
         for metrics in classes.values():
             if (metrics.interval.n_resamples, metrics.interval.alpha) != configuration:
                 raise ValueError(errors.REPORT_CONFIGURATION)
-        _, seed, _ = check_configuration(1, self.seed, 0.5)
-        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "seed", check_seed(self.seed))
         check_draw_budget(self.overall.claim_count, self.n_resamples)
         if not is_digest(self.evidence_digest):
             raise ValueError(errors.REPORT_DIGEST)

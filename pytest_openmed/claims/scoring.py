@@ -38,19 +38,9 @@ from pytest_openmed.claims.report import (
     check_draw_budget,
 )
 
-__all__ = ["claim_state", "score_summary_claims", "tally_states"]
+__all__ = ["score_summary_claims", "tally_states"]
 
 _SUPPORTED, _CONTRADICTED, _UNRESOLVED, _UNCITED = range(4)
-
-
-def claim_state(
-    claim_id: RecordId,
-    claim_key: object,
-    evidence_ids: tuple[RecordId, ...],
-    rows: Mapping[RecordId, EvidenceRow],
-) -> str:
-    """The state of one checked claim, as one of :data:`~.report.STATES`."""
-    return STATES[_state_index(claim_id, claim_key, evidence_ids, rows)]
 
 
 def _state_index(
@@ -59,6 +49,7 @@ def _state_index(
     evidence_ids: tuple[RecordId, ...],
     rows: Mapping[RecordId, EvidenceRow],
 ) -> int:
+    """The state of one checked claim, as an index into :data:`~.report.STATES`."""
     if not evidence_ids:
         return _UNCITED
     agreed = None

@@ -345,3 +345,9 @@ def test_the_bundled_example_scores_as_written_down() -> None:
     assert report.evidence_count == 15
     assert all(c["claim_id"].startswith("claim-") for c in claims)
     assert all(c["claim_key"].startswith("sha256:") for c in claims)
+
+
+def test_json_lines_split_only_on_newlines(tmp_path: Path) -> None:
+    records = [evidence("a\u2028b"), evidence("c\x0cd")]
+    text = "\r\n".join(json.dumps(r, ensure_ascii=False) for r in records)
+    assert load_records(write(tmp_path / "u.jsonl", text)) == records

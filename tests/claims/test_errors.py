@@ -1,0 +1,32 @@
+"""The fixed message set, and the package's light import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from pytest_openmed.claims import errors
+
+
+def test_messages_are_fixed_distinct_sentences() -> None:
+    constants = {
+        name: value
+        for name, value in vars(errors).items()
+        if name.isupper() and isinstance(value, str)
+    }
+    assert set(constants.values()) == errors.MESSAGES
+    assert len(constants) == len(errors.MESSAGES) > 40
+    for message in errors.MESSAGES:
+        assert "{" not in message and "%" not in message
+        assert message == message.strip() and message[0].islower()
+
+
+def test_importing_the_claims_package_does_not_import_numpy() -> None:
+    code = (
+        "import sys; import pytest_openmed.claims, pytest_openmed.claims.gate; "
+        "print('numpy' in sys.modules, 'jsonschema' in sys.modules)"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.split() == ["False", "False"]
