@@ -15,7 +15,8 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    distance; each peak is moved to the lead's dominant deflection (of the
    lead's dominant polarity) within ±80 ms on the 0.5–40 Hz signal.
 3. **RR and heart rate**: RR intervals between consecutive R peaks (ms) and
-   60,000 / mean RR.
+   60,000 / mean RR, the mean taken over intervals that span no flat stretch
+   (dropout) of the analysis lead, since such an interval may hide beats.
 4. **Median beat** of every eligible lead (0.5–40 Hz, 50/60 Hz notched where
    mains was measured), aligned on the R peaks; the spatial envelope is the
    sum over leads of the absolute deviation from each lead's isoelectric level
@@ -344,24 +345,33 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     lead = next((name for name in config.lead_preference if name in eligible), None)
     if lead is None:
         return _abstain("no_usable_analysis_lead", None, fs)
-    rows = [waveform.lead_names.index(name) for name in eligible]
+    # Delineation uses the analysis lead and every lead without any flag.
+    used = [name for name in eligible if name == lead or not quality[name].flags]
+    rows = [waveform.lead_names.index(name) for name in used]
     clean = _bandpass(waveform.samples[rows], fs, 0.5, 40.0, 2)
-    for position, name in enumerate(eligible):
-        if quality[name].measures["mains_interference"] >= ecg_quality.CONFIG_A.band(
-            "mains_interference"
-        )[0]:
+    mains_borderline = ecg_quality.CONFIG_A.band("mains_interference")[0]
+    for position, name in enumerate(used):
+        if quality[name].measures["mains_interference"] >= mains_borderline:
             clean[position] = _notch(clean[position], fs)
-    peaks = _r_peaks(waveform.lead(lead), clean[eligible.index(lead)], fs)
+    peaks = _r_peaks(waveform.lead(lead), clean[used.index(lead)], fs)
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)
     rr = np.diff(peaks) / fs
-    rate = 60.0 / float(rr.mean())
+    # An interval spanning a dropout of the analysis lead may hide beats: it is
+    # listed, but the heart rate is taken over the intervals that span none.
+    flat = ecg_quality.flat_mask(waveform.lead(lead), fs)
+    flat_before = np.concatenate(([0], np.cumsum(flat)))
+    seen = flat_before[peaks[1:]] == flat_before[peaks[:-1]]
+    if int(seen.sum()) < _MIN_BEATS - 1:
+        return _abstain("too_few_beats", lead, fs)
+    rate = 60.0 / float(rr[seen].mean())
     if not _RATE_RANGE_BPM[0] <= rate <= _RATE_RANGE_BPM[1]:
         return _abstain("rate_out_of_range", lead, fs)
-    template = _template(clean, peaks, float(np.median(rr)), fs)
+    typical_rr = float(np.median(rr[seen]))
+    template = _template(clean, peaks, typical_rr, fs)
     candidates: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     if template is not None:
-        found = _delineate(template, float(np.median(rr)))
+        found = _delineate(template, typical_rr)
         candidates = {name: _plausible(name, value) for name, value in found.items()}
     output = {
         "analysis_lead": lead,

@@ -56,6 +56,7 @@ __all__ = [
     "QualityConfig",
     "assess_leads",
     "assess_waveform",
+    "flat_mask",
     "run",
 ]
 
@@ -145,7 +146,8 @@ class LeadQuality:
 # -- measures -------------------------------------------------------------------
 
 
-def _flat_mask(lead: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.bool_]:
+def flat_mask(lead: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.bool_]:
+    """Samples of ``lead`` inside a stretch varying by ≤ 5 µV over 200 ms (dropout, lead-off)."""
     from scipy import ndimage
 
     window = max(3, round(_FLAT_WINDOW_S * fs))
@@ -244,7 +246,7 @@ def _measure_all(samples: npt.NDArray[np.float64], fs: float) -> list[dict[str, 
     slow, step, rate = _decimated(samples, fs)
     measures = []
     for row, lead in enumerate(samples):
-        flat = _flat_mask(lead, fs)
+        flat = flat_mask(lead, fs)
         measures.append(
             {
                 "flatline": float(flat.mean()),

@@ -306,16 +306,19 @@ def _inject(
     leads: NDArray[np.float64],
     fs: float,
     artefacts: Sequence[Artefact],
-) -> list[Artefact]:
-    """Apply the artefacts in acquisition order; return them with their realised severities."""
+) -> list[dict[str, Any]]:
+    """Apply the artefacts in acquisition order; return their truth records.
+
+    Each record has the kind, lead and realised severity; a flatline also has
+    its ``span`` [first sample, end sample).
+    """
     t = np.arange(leads.shape[1]) / fs
-    realised: list[Artefact] = []
-    order = {kind: position for position, kind in enumerate(
-        ("baseline_wander", "mains_interference", "noise", "clipping", "flatline")
-    )}
-    for artefact in sorted(artefacts, key=lambda a: (order[a.kind], _LEADS.index(a.lead))):
+    realised: list[dict[str, Any]] = []
+    order = ("baseline_wander", "mains_interference", "noise", "clipping", "flatline")
+    for artefact in sorted(artefacts, key=lambda a: (order.index(a.kind), _LEADS.index(a.lead))):
         row = _LEADS.index(artefact.lead)
         severity = artefact.severity
+        record: dict[str, Any] = {"kind": artefact.kind, "lead": artefact.lead}
         if artefact.kind == "baseline_wander":
             leads[row] += _wander(rng, t, severity)
         elif artefact.kind == "mains_interference":
@@ -328,13 +331,16 @@ def _inject(
             leads[row], severity = _clip(leads[row], severity, fs)
         else:
             length = min(leads.shape[1], round(severity * leads.shape[1]))
+            start = int(rng.integers(0, leads.shape[1] - length + 1))
             if length >= leads.shape[1]:
                 leads[row] = 0.0  # lead-off: the whole channel reads zero
             else:
-                start = int(rng.integers(0, leads.shape[1] - length + 1))
-                leads[row, start : start + length] = round(float(np.median(leads[row])), 4)
+                level = round(float(np.median(leads[row])), 4)
+                leads[row, start : start + length] = level
             severity = length / leads.shape[1]
-        realised.append(Artefact(artefact.kind, artefact.lead, severity))
+            record["span"] = [start, start + length]
+        record["severity"] = round(severity, 6)
+        realised.append(record)
     return realised
 
 
@@ -456,7 +462,7 @@ def _truth(
     n: int,
     times: NDArray[np.float64],
     morphology: _Morphology,
-    artefacts: Sequence[Artefact],
+    artefacts: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     from pytest_openmed.components.ecg_quality import CONFIG_A
 
@@ -477,10 +483,10 @@ def _truth(
     rr_ms = np.diff(inside) * 1000.0
     bands: dict[str, dict[str, list[str]]] = {"flag": {}, "borderline": {}}
     for artefact in artefacts:
-        low, high = CONFIG_A.band(artefact.kind)
-        if artefact.severity >= low:
-            band = "flag" if artefact.severity >= high else "borderline"
-            bands[band].setdefault(artefact.lead, []).append(artefact.kind)
+        low, high = CONFIG_A.band(artefact["kind"])
+        if artefact["severity"] >= low:
+            band = "flag" if artefact["severity"] >= high else "borderline"
+            bands[band].setdefault(artefact["lead"], []).append(artefact["kind"])
     return {
         "slice": slice_name,
         "sampling_rate_hz": fs,
@@ -492,9 +498,7 @@ def _truth(
         "qrs_ms": round(qrs * 1000.0, 3),
         "qt_ms": round(morphology.qt * 1000.0, 3),
         "beats": beats,
-        "artefacts": [
-            {"kind": a.kind, "lead": a.lead, "severity": round(a.severity, 6)} for a in artefacts
-        ],
+        "artefacts": list(artefacts),
         "flagged_leads": {lead: sorted(kinds) for lead, kinds in sorted(bands["flag"].items())},
         "borderline_leads": {
             lead: sorted(kinds) for lead, kinds in sorted(bands["borderline"].items())
