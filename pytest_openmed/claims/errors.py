@@ -33,7 +33,7 @@ EVIDENCE_ID_MISSING = "an evidence row is missing evidence_id"
 APPROVED_MISSING = "an evidence row is missing approved"
 APPROVED_TYPE = "approved must be a bool (true or false)"
 APPROVED_CONFLICT = "an evidence row has conflicting approved and is_approved values"
-ID_TYPE = "claim and evidence ids must be non-empty strings or integers"
+ID_TYPE = "claim and evidence ids must be non-empty strings or 64-bit integers"
 DUPLICATE_CLAIM_ID = "duplicate claim_id: claim ids must be unique"
 DUPLICATE_EVIDENCE_ID = "duplicate evidence_id: evidence ids must be unique"
 
@@ -55,6 +55,7 @@ KEY_TYPE = (
     "claim_key must be JSON-like: string, number, bool, null, list or object with string keys"
 )
 KEY_NOT_FINITE = "claim_key numbers must be finite"
+KEY_INTEGER_RANGE = "claim_key integers must fit in 64 bits"
 KEY_OBJECT_KEY = "claim_key object keys must be strings"
 KEY_TOO_DEEP = "claim_key nests more than 32 containers"
 KEY_TOO_LARGE = "claim_key has more than 10,000 nodes"

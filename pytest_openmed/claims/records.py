@@ -50,8 +50,12 @@ __all__ = [
 ]
 
 
-#: A claim or evidence identifier: a non-empty ``str`` or an ``int`` (never a bool).
+#: A claim or evidence identifier: a non-empty ``str`` or a 64-bit ``int`` (never a bool).
 RecordId = str | int
+
+# Integers in ids and claim keys must fit in 64 signed bits: larger ones are not
+# portable JSON, and Python refuses to print very long ones.
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 MAX_CLAIMS = 100_000
 MAX_EVIDENCE = 200_000
@@ -174,7 +178,11 @@ def check_claim_key(key: object) -> None:
     nodes); object keys must be strings.
     """
     kind = type(key)
-    if kind is str or kind is int or kind is bool:
+    if kind is str or kind is bool:
+        return
+    if kind is int:
+        if not _INT_MIN <= key <= _INT_MAX:  # type: ignore[operator]
+            raise ValueError(errors.KEY_INTEGER_RANGE)
         return
     if kind is float:
         if not math.isfinite(key):  # type: ignore[arg-type]
@@ -189,7 +197,11 @@ def _check_key_structure(root: object) -> None:
     while pending:
         value, around = pending.pop()
         kind = type(value)
-        if kind is str or kind is int or kind is bool or value is None:
+        if kind is str or kind is bool or value is None:
+            continue
+        if kind is int:
+            if not _INT_MIN <= value <= _INT_MAX:  # type: ignore[operator]
+                raise ValueError(errors.KEY_INTEGER_RANGE)
             continue
         if kind is float:
             if not math.isfinite(value):  # type: ignore[arg-type]
@@ -248,6 +260,8 @@ def _reader(record: object, type_message: str) -> Callable[[str], Any]:
 def _check_id(value: object) -> RecordId:
     kind = type(value)
     if kind is int:
+        if not _INT_MIN <= value <= _INT_MAX:  # type: ignore[operator]
+            raise ValueError(errors.ID_TYPE)
         return value  # type: ignore[return-value]
     if kind is str:
         if not value:
@@ -272,8 +286,7 @@ def _citations(cited: object) -> tuple[RecordId, ...]:
             raise TypeError(errors.CITATIONS_TYPE) from None
         items = bounded(iterator, MAX_CITATIONS, errors.TOO_MANY_CITATIONS)
     for evidence_id in items:
-        kind = type(evidence_id)
-        if not ((kind is str and evidence_id) or kind is int):
+        if not (type(evidence_id) is str and evidence_id):
             _check_id(evidence_id)
     return tuple(items)
 
@@ -302,7 +315,7 @@ def claim_fields(record: object) -> ClaimFields:
 
 
 def _plain_claim(record: dict[str, Any]) -> ClaimFields | None:
-    """Fast path for the common, well-formed dict claim; ``None`` means "check fully".
+    """Fast path for a well-formed dict claim with string ids; ``None`` means "check fully".
 
     It accepts only what the full check accepts, so it changes speed, not results.
     """
@@ -312,7 +325,7 @@ def _plain_claim(record: dict[str, Any]) -> ClaimFields | None:
     key = get("claim_key")
     cited = get("evidence_ids")
     if not (
-        ((type(claim_id) is str and claim_id) or type(claim_id) is int)
+        (type(claim_id) is str and claim_id)
         and type(label) is str
         and type(key) is str
         and type(cited) is list
@@ -320,7 +333,7 @@ def _plain_claim(record: dict[str, Any]) -> ClaimFields | None:
     ):
         return None
     for evidence_id in cited:
-        if not ((type(evidence_id) is str and evidence_id) or type(evidence_id) is int):
+        if not (type(evidence_id) is str and evidence_id):
             return None
     return (claim_id, label, key, tuple(cited))
 
@@ -414,9 +427,9 @@ def _plain_evidence(record: dict[str, Any]) -> tuple[RecordId, EvidenceRow] | No
     if (
         relation is not None
         and type(approved) is bool
-        and ((type(evidence_id) is str and evidence_id) or type(evidence_id) is int)
+        and (type(evidence_id) is str and evidence_id)
         and (link_key is None or type(link_key) is str)
-        and (link_id is None or (type(link_id) is str and link_id) or type(link_id) is int)
+        and (link_id is None or (type(link_id) is str and link_id))
     ):
         return evidence_id, (approved, relation, link_key, link_id)
     return None

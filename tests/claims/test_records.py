@@ -153,6 +153,12 @@ def test_key_object_keys_must_be_strings() -> None:
     fails(TypeError, errors.KEY_OBJECT_KEY, check_claim_key, [{"ok": {None: 1}}])
 
 
+def test_key_integers_must_fit_in_64_bits() -> None:
+    check_claim_key([2**63 - 1, -(2**63)])
+    for value in (2**63, [-(2**63) - 1], {"k": 10**5000}):
+        fails(ValueError, errors.KEY_INTEGER_RANGE, check_claim_key, value)
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), [1.0, float("-inf")]])
 def test_key_numbers_must_be_finite(value: object) -> None:
     fails(ValueError, errors.KEY_NOT_FINITE, check_claim_key, value)
@@ -214,9 +220,12 @@ def test_evidence_ids_must_be_a_collection_of_ids(cited: object) -> None:
     fails(TypeError, errors.CITATIONS_TYPE, claim_fields, claim(evidence_ids=cited))
 
 
-@pytest.mark.parametrize("bad", [True, 1.0, None, ["x"], ""])
-def test_ids_must_be_non_empty_strings_or_integers(bad: object) -> None:
-    kind = ValueError if bad == "" else TypeError
+@pytest.mark.parametrize(
+    "bad",
+    [True, 1.0, None, ["x"], "", 2**63, -(2**63) - 1, pytest.param(10**5000, id="5000-digits")],
+)
+def test_ids_must_be_non_empty_strings_or_64_bit_integers(bad: object) -> None:
+    kind = ValueError if bad == "" or type(bad) is int else TypeError
     if bad is not None:
         fails(kind, errors.ID_TYPE, claim_fields, claim(claim_id=bad))
         fails(kind, errors.ID_TYPE, evidence_fields, evidence(evidence_id=bad))
