@@ -259,6 +259,9 @@ def _open(asset: bytes) -> list[_Level]:
                 pages.append(stored.keyframe)
             if len(pages) > MAX_LEVELS:
                 raise UnsupportedAsset("TIFF pyramid has more levels than supported")
+            if len(pages[0].subifds or ()) >= len(pages):
+                # tifffile leaves out reduced levels whose shape does not fit the pyramid.
+                raise UnsupportedAsset("pyramid levels are not integer downsamples of level 0")
             if not all(page.is_tiled for page in pages):
                 raise UnsupportedAsset("TIFF is not tiled")
             if not all(_page_ok(page) for page in pages):

@@ -45,7 +45,6 @@ TILE = 256
 #: Kinds of pyramid inconsistency the generator can plant.
 INCONSISTENCIES = ("none", "patch", "shift")
 
-_PATCH = 384  # level-0 edge of the displaced patch
 _Colours = Mapping[str, tuple[float, float, float]]
 _NOMINAL: _Colours = {
     "background": (243.0, 243.0, 246.0),
@@ -192,18 +191,19 @@ def _displace(
     from scipy.ndimage import distance_transform_edt
 
     size = level0.shape[0]
-    inner = distance_transform_edt(mask[::8, ::8]) * 8 >= _PATCH * 0.75
+    patch = size * 3 // 16  # level-0 edge of the displaced patch (384 at size 2048)
+    inner = distance_transform_edt(mask[::8, ::8]) * 8 >= patch * 0.75
     candidates = np.argwhere(inner) * 8
     if candidates.size == 0:
         candidates = np.argwhere(mask[::8, ::8]) * 8
     cy, cx = (int(v) for v in candidates[int(rng.integers(0, len(candidates)))])
-    y0 = min(max(cy - _PATCH // 2, 16), size - _PATCH - 16)
-    x0 = min(max(cx - _PATCH // 2, 16), size - _PATCH - 16)
+    y0 = min(max(cy - patch // 2, 16), size - patch - 16)
+    x0 = min(max(cx - patch // 2, 16), size - patch - 16)
     source = level0.copy()
-    source[y0 : y0 + _PATCH, x0 : x0 + _PATCH] = level0[
-        y0 - dy : y0 - dy + _PATCH, x0 - dx : x0 - dx + _PATCH
+    source[y0 : y0 + patch, x0 : x0 + patch] = level0[
+        y0 - dy : y0 - dy + patch, x0 - dx : x0 - dx + patch
     ]
-    return source, [x0, y0, _PATCH, _PATCH], [dy, dx]
+    return source, [x0, y0, patch, patch], [dy, dx]
 
 
 def _encode(levels: list[NDArray[np.uint8]]) -> bytes:
@@ -236,8 +236,8 @@ def generate_wsi_tiles(
 ) -> GeneratedSource:
     """A pyramidal tiled RGB TIFF and its truth.
 
-    ``size`` is the level-0 edge (square, 512–4096, a multiple of 256 and of
-    ``2 ** (levels - 1)``); ``levels`` 3–6.  ``truth`` holds ``size`` [h, w],
+    ``size`` is the level-0 edge (square, 512–4096, a multiple of 256, hence
+    of every downsample); ``levels`` 3–6.  ``truth`` holds ``size`` [h, w],
     ``levels``, ``downsamples``, ``tile``, ``tissue_shapes``,
     ``tissue_fraction``, ``inconsistency``, ``inconsistent_region`` (level-0
     [x, y, w, h] or ``None``) and ``displacement`` [dy, dx] (or ``None``).
@@ -246,8 +246,8 @@ def generate_wsi_tiles(
     check_slice(slice)
     _check_int(levels, 3, 6, "levels must be an int in 3..6")
     _check_int(size, 512, 4096, "size must be an int in 512..4096")
-    if size % TILE or size % (2 ** (levels - 1)):
-        raise ValueError("size must be a multiple of 256 and of 2 ** (levels - 1)")
+    if size % TILE:
+        raise ValueError("size must be a multiple of 256")
     if inconsistency is None:
         inconsistency = "patch" if slice == "ambiguity_conflict" else "none"
     if inconsistency not in INCONSISTENCIES:
