@@ -9,8 +9,20 @@ Importing it is cheap: engines (``pytest_openmed.claims``,
 
 from __future__ import annotations
 
-from pytest_openmed.gates import GateResult, GateStatus
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_openmed.gates import GateResult, GateStatus
 
 __all__ = ["GateResult", "GateStatus", "__version__"]
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    """Load the verdict types on first use (PEP 562) so the plugin's import stays cheap."""
+    if name in ("GateResult", "GateStatus"):
+        from pytest_openmed import gates
+
+        return getattr(gates, name)
+    raise AttributeError(f"module 'pytest_openmed' has no attribute {name!r}")

@@ -98,7 +98,10 @@ def require_key(key: object) -> bytes:
     if type(key) is not bytes:
         raise TypeError("key must be bytes")
     if len(key) < MIN_KEY_BYTES:
-        raise ValueError(f"key must be at least {MIN_KEY_BYTES} bytes; generate one with secrets.token_bytes(32)")
+        raise ValueError(
+            f"key must be at least {MIN_KEY_BYTES} bytes; "
+            "generate one with secrets.token_bytes(32)"
+        )
     return key
 
 

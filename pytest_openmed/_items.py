@@ -17,33 +17,20 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed._canonical import canonical_json
+from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, gate_record
 from pytest_openmed._run import run_options_key
 from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
 from pytest_openmed.gates import GateResult, GateStatus
 
 __all__ = [
-    "GATE_FILE_SUFFIX",
-    "JUNIT_PREFIX",
-    "MARKER_PROPERTY",
-    "USER_PROPERTY",
     "Gate",
     "GateFailed",
     "GateFile",
     "GateInputError",
     "GateItem",
-    "gate_record",
     "record_gate_result",
 ]
 
-GATE_FILE_SUFFIX = ".openmed.toml"
-
-#: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
-USER_PROPERTY = "openmed_gate"
-#: User property naming the kind of a test tagged with ``openmed_gate``.
-MARKER_PROPERTY = "openmed_gate_kind"
-#: Prefix of the flat, documented junit XML properties of a verdict.
-JUNIT_PREFIX = "openmed."
 
 
 class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
@@ -145,35 +132,6 @@ class GateItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, None, str]:
         return self.path, None, f"{self.parent.name}::{self.name}"
-
-
-def gate_record(
-    kind: str,
-    result: GateResult | None = None,
-    expected: GateStatus | None = None,
-    part: str | None = None,
-    *,
-    group: str,
-    order: int = 0,
-) -> str:
-    """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
-
-    ``group`` is the node id of the gate (or of the test) the verdict belongs
-    to and ``order`` the item's position within its gate, so summaries group
-    a gate's items and list them in declared order whichever worker ran them.
-    """
-    return canonical_json(
-        {
-            "group": group,
-            "order": order,
-            "kind": kind,
-            "part": part,
-            "status": None if result is None else result.status.value,
-            "expected": None if expected is None else expected.value,
-            "reason": None if result is None else result.reason,
-            "metrics": {} if result is None else dict(result.metrics),
-        }
-    )
 
 
 def record_gate_result(

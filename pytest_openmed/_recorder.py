@@ -19,19 +19,66 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_openmed import __version__
-from pytest_openmed._canonical import atomic_write_text
-from pytest_openmed._items import MARKER_PROPERTY, USER_PROPERTY, gate_record
-from pytest_openmed._run import RunOptions
-from pytest_openmed.gates import GateStatus
-from pytest_openmed.summary import render_markdown, terminal_lines
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
 
-__all__ = ["REPORT_SCHEMA_VERSION", "GateRecorder"]
+    from pytest_openmed._run import RunOptions
+    from pytest_openmed.gates import GateResult, GateStatus
+
+__all__ = [
+    "JUNIT_PREFIX",
+    "MARKER_PROPERTY",
+    "REPORT_SCHEMA_VERSION",
+    "STATUSES",
+    "USER_PROPERTY",
+    "GateRecorder",
+    "gate_record",
+]
 
 #: Version of the JSON report's shape; independent of the package version.
 REPORT_SCHEMA_VERSION = "1.0"
+
+#: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
+USER_PROPERTY = "openmed_gate"
+#: User property naming the kind of a test tagged with ``openmed_gate``.
+MARKER_PROPERTY = "openmed_gate_kind"
+#: Prefix of the flat, documented junit XML properties of a verdict.
+JUNIT_PREFIX = "openmed."
+#: Every gate status, in report order (``GateStatus`` values; kept here so loading stays cheap).
+STATUSES = ("passed", "threshold", "critical", "blocked", "hold")
+
+
+def gate_record(
+    kind: str,
+    result: GateResult | None = None,
+    expected: GateStatus | None = None,
+    part: str | None = None,
+    *,
+    group: str,
+    order: int = 0,
+) -> str:
+    """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
+
+    ``group`` is the node id of the gate (or of the test) the verdict belongs
+    to and ``order`` the item's position within its gate, so summaries group
+    a gate's items and list them in declared order whichever worker ran them.
+    """
+    from pytest_openmed._canonical import canonical_json
+
+    return canonical_json(
+        {
+            "group": group,
+            "order": order,
+            "kind": kind,
+            "part": part,
+            "status": None if result is None else result.status.value,
+            "expected": None if expected is None else expected.value,
+            "reason": None if result is None else result.reason,
+            "metrics": {} if result is None else dict(result.metrics),
+        }
+    )
+
 
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
@@ -71,7 +118,7 @@ class GateRecorder:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
         gates = sorted(self.entries, key=_entry_order)
         outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-        statuses = {status.value: 0 for status in GateStatus}
+        statuses = dict.fromkeys(STATUSES, 0)
         for entry in gates:
             outcomes[entry["outcome"]] += 1
             if entry["status"] is not None:
@@ -103,6 +150,8 @@ class GateRecorder:
             self._write(
                 session, options.report_path, json.dumps(report, indent=2, sort_keys=True) + "\n"
             )
+        from pytest_openmed.summary import render_markdown
+
         markdown = render_markdown(report)
         if options.markdown_path is not None:
             self._write(session, options.markdown_path, markdown)
@@ -115,6 +164,8 @@ class GateRecorder:
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
+        from pytest_openmed._canonical import atomic_write_text
+
         try:
             atomic_write_text(path, text)
         except OSError:
@@ -137,6 +188,8 @@ class GateRecorder:
             )
         if not self.entries:
             return
+        from pytest_openmed.summary import terminal_lines
+
         report = self.build_report()
         terminalreporter.section("openmed gates")
         if self.options.controls:

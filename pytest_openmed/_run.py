@@ -9,18 +9,18 @@ marker > CLI > ini > default; markers are resolved where they are read.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_openmed.baseline import Baseline
-from pytest_openmed.gatefile import GateSettings, planner_spec
-from pytest_openmed.waivers import Waiver
+if TYPE_CHECKING:
+    from pytest_openmed.baseline import Baseline
+    from pytest_openmed.gatefile import GateSettings
+    from pytest_openmed.waivers import Waiver
 
 __all__ = [
     "RunOptions",
@@ -61,6 +61,8 @@ def parse_env_name(text: str) -> str:
 
 
 def parse_planner_ref(text: str) -> str:
+    from pytest_openmed.gatefile import planner_spec
+
     reference: str = planner_spec(text).options["planner"]
     return reference
 
@@ -110,8 +112,7 @@ def resolve_path(config: pytest.Config, dest: str, ini: str) -> Path | None:
 
 
 def resolve_run_options(config: pytest.Config) -> RunOptions:
-    from pytest_openmed.baseline import BaselineError, load_baseline
-    from pytest_openmed.waivers import WaiverError, load_waivers
+    from pytest_openmed.gatefile import GateSettings
 
     settings = GateSettings(
         seed=resolve(config, "openmed_seed", "openmed_seed", parse_seed, 0),
@@ -126,15 +127,8 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
                 planners.append(parse_planner_ref(str(line)))
             except ValueError as error:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
-    baseline_path = resolve_path(config, "openmed_baseline", "openmed_baseline")
-    waivers_path = resolve_path(config, "openmed_waivers", "openmed_waivers")
-    try:
-        baseline = None if baseline_path is None else load_baseline(baseline_path)
-        waivers = (
-            () if waivers_path is None else load_waivers(waivers_path, today=datetime.date.today())
-        )
-    except (BaselineError, WaiverError) as error:
-        raise pytest.UsageError(f"openmed: {error}") from None
+    baseline = _load_baseline(resolve_path(config, "openmed_baseline", "openmed_baseline"))
+    waivers = _load_waivers(resolve_path(config, "openmed_waivers", "openmed_waivers"))
     step_summary = not config.getoption("openmed_no_step_summary") and bool(
         config.getini("openmed_step_summary")
     )
@@ -148,3 +142,27 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         baseline=baseline,
         waivers=waivers,
     )
+
+
+def _load_baseline(path: Path | None) -> Baseline | None:
+    if path is None:
+        return None
+    from pytest_openmed.baseline import BaselineError, load_baseline
+
+    try:
+        return load_baseline(path)
+    except BaselineError as error:
+        raise pytest.UsageError(f"openmed: {error}") from None
+
+
+def _load_waivers(path: Path | None) -> tuple[Waiver, ...]:
+    if path is None:
+        return ()
+    import datetime
+
+    from pytest_openmed.waivers import WaiverError, load_waivers
+
+    try:
+        return load_waivers(path, today=datetime.date.today())
+    except WaiverError as error:
+        raise pytest.UsageError(f"openmed: {error}") from None

@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_openmed._items import GateFailed, record_gate_result
 from pytest_openmed._run import parse_resamples, parse_seed, run_options_key
-from pytest_openmed.gatefile import CLAIM_CLASS_PATTERN, GateSettings
 
 if TYPE_CHECKING:
     from pytest_openmed.claims import UnsupportedClaimsReport
+    from pytest_openmed.gatefile import GateSettings
     from pytest_openmed.planner import PlannerQualificationReport
 
 __all__ = ["ClaimScorer", "claim_scorer", "evaluator_key", "qualify_planner"]
@@ -54,6 +53,7 @@ class ClaimScorer:
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05
     ) -> UnsupportedClaimsReport:
+        from pytest_openmed._items import GateFailed, record_gate_result
         from pytest_openmed.claims import score_summary_claims
         from pytest_openmed.claims.gate import evaluate_thresholds
 
@@ -94,6 +94,8 @@ def _marker_rate(value: object, key: str) -> float | None:
 
 
 def _marker_classes(value: object) -> dict[str, dict[str, float]]:
+    from pytest_openmed.gatefile import CLAIM_CLASS_PATTERN
+
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -136,6 +138,7 @@ def qualify_planner(
     item = request.node
 
     def qualify(planner: Any) -> PlannerQualificationReport:
+        from pytest_openmed._items import record_gate_result
         from pytest_openmed.planner import qualify_planner as run_harness
         from pytest_openmed.planner.gate import evaluate_report
 

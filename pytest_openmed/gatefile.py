@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,6 +136,8 @@ def planner_spec(reference: str, *, name: str | None = None) -> GateSpec:
 
 def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
     """Read and validate one gate file; every problem is a :class:`GateFileError`."""
+    import tomllib
+
     where = path.name
     try:
         raw = path.read_bytes()

@@ -15,17 +15,11 @@ aggregates them, prints the summary and writes the report
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_openmed._items import (
-    GATE_FILE_SUFFIX,
-    MARKER_PROPERTY,
-    Gate,
-    GateFailed,
-    GateFile,
-)
-from pytest_openmed._recorder import GateRecorder
+from pytest_openmed._recorder import MARKER_PROPERTY, GateRecorder
 from pytest_openmed._run import (
     parse_env_name,
     parse_min_cell,
@@ -36,9 +30,15 @@ from pytest_openmed._run import (
     run_options_key,
 )
 from pytest_openmed.fixtures import claim_scorer, evaluator_key, qualify_planner
-from pytest_openmed.gatefile import planner_spec
-from pytest_openmed.gates import GATE_KINDS
-from pytest_openmed.waivers import unmatched_waivers
+
+if TYPE_CHECKING:
+    from pytest_openmed._items import GateFile
+    from pytest_openmed.waivers import Waiver
+
+#: Suffix of gate files (kept here, not in ``_items``, so unrelated files cost nothing).
+GATE_FILE_SUFFIX = ".openmed.toml"
+#: Kinds an ``openmed_gate`` marker may name (``gates.GATE_KINDS``).
+MARKER_KINDS = ("claims", "planner", "pack", "custom")
 
 __all__ = ["claim_scorer", "evaluator_key", "qualify_planner"]
 
@@ -159,6 +159,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GateFile | None:
     if file_path.name.endswith(GATE_FILE_SUFFIX):
+        from pytest_openmed._items import GateFile
+
         return GateFile.from_parent(parent, path=file_path)
     return None
 
@@ -176,8 +178,24 @@ def pytest_collection_modifyitems(
 ) -> None:
     """Add option-driven gates, tag marked tests, apply waivers — before ``-k``/``--lf`` select."""
     options = config.stash[run_options_key]
-    specs = [planner_spec(reference) for reference in options.planners]
-    if options.controls:
+    if options.planners or options.controls:
+        _collect_option_gates(session, options.planners, options.controls, items)
+    for item in items:
+        marker = item.get_closest_marker("openmed_gate")
+        if marker is not None:
+            item.user_properties.append((MARKER_PROPERTY, marker.kwargs.get("kind", "custom")))
+    if options.waivers:
+        _apply_waivers(options.waivers, items)
+
+
+def _collect_option_gates(
+    session: pytest.Session, planners: tuple[str, ...], controls: bool, items: list[pytest.Item]
+) -> None:
+    from pytest_openmed._items import Gate
+    from pytest_openmed.gatefile import planner_spec
+
+    specs = [planner_spec(reference) for reference in planners]
+    if controls:
         from pytest_openmed.development.controls import control_specs
 
         specs.extend(control_specs())
@@ -187,29 +205,30 @@ def pytest_collection_modifyitems(
         session.ihook.pytest_collectreport(report=report)
         if report.passed:
             items.extend(node for node in report.result if isinstance(node, pytest.Item))
+
+
+def _apply_waivers(waivers: tuple[Waiver, ...], items: list[pytest.Item]) -> None:
+    from pytest_openmed._items import GateFailed
+    from pytest_openmed.waivers import unmatched_waivers
+
+    unmatched = unmatched_waivers(waivers, (item.nodeid for item in items))
+    if unmatched:
+        raise pytest.UsageError(
+            f"openmed: waiver #{unmatched[0]} names no collected gate; "
+            "remove it or correct its node id"
+        )
+    by_gate = {waiver.gate: waiver for waiver in waivers}
     for item in items:
-        marker = item.get_closest_marker("openmed_gate")
-        if marker is not None:
-            item.user_properties.append((MARKER_PROPERTY, marker.kwargs.get("kind", "custom")))
-    if options.waivers:
-        unmatched = unmatched_waivers(options.waivers, (item.nodeid for item in items))
-        if unmatched:
-            raise pytest.UsageError(
-                f"openmed: waiver #{unmatched[0]} names no collected gate; "
-                "remove it or correct its node id"
-            )
-        by_gate = {waiver.gate: waiver for waiver in options.waivers}
-        for item in items:
-            waiver = by_gate.get(item.nodeid)
-            if waiver is not None:
-                item.add_marker(
-                    pytest.mark.xfail(
-                        reason=f"waived until {waiver.expires.isoformat()} "
-                        f"(ref {waiver.reference})",
-                        raises=GateFailed,
-                        strict=False,
-                    )
+        waiver = by_gate.get(item.nodeid)
+        if waiver is not None:
+            item.add_marker(
+                pytest.mark.xfail(
+                    reason=f"waived until {waiver.expires.isoformat()} "
+                    f"(ref {waiver.reference})",
+                    raises=GateFailed,
+                    strict=False,
                 )
+            )
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -217,8 +236,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if marker is None:
         return
     kind = marker.kwargs.get("kind", "custom")
-    if marker.args or set(marker.kwargs) - {"kind"} or kind not in GATE_KINDS:
+    if marker.args or set(marker.kwargs) - {"kind"} or kind not in MARKER_KINDS:
         pytest.fail(
-            "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(GATE_KINDS),
+            "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(MARKER_KINDS),
             pytrace=False,
         )

@@ -87,3 +87,24 @@ def test_metrics_are_read_only() -> None:
     result = GateResult("claims", GateStatus.PASSED, "ok", {"a": 1})
     with pytest.raises(TypeError):
         result.metrics["a"] = 2  # type: ignore[index]
+
+
+def test_the_recorder_knows_every_status_in_order() -> None:
+    from pytest_openmed._recorder import STATUSES
+
+    assert tuple(status.value for status in GateStatus) == STATUSES
+
+
+def test_the_marker_accepts_exactly_the_gate_kinds() -> None:
+    from pytest_openmed.gates import GATE_KINDS
+    from pytest_openmed.plugin import MARKER_KINDS
+
+    assert MARKER_KINDS == GATE_KINDS
+
+
+def test_the_package_exports_verdict_types_lazily() -> None:
+    import pytest_openmed
+
+    assert pytest_openmed.GateResult is GateResult
+    with pytest.raises(AttributeError):
+        pytest_openmed.nothing  # noqa: B018

@@ -1,0 +1,67 @@
+"""Cost of loading the plugin on a suite that uses no gate (target: under 20 ms).
+
+Run: ``python benchmarks/plugin_load.py``.  Times a trivial one-test pytest
+run in a fresh interpreter with the plugin (``-p openmed``) and without it
+(``-p no:openmed``, the baseline), both with plugin autoloading disabled so
+that nothing else installed skews the comparison.  Prints medians over
+repeated runs, their difference and ratio, and the import time of
+``pytest_openmed.plugin`` on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROUNDS = 15
+
+
+def run(args: list[str], cwd: Path) -> float:
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def import_time() -> float:
+    code = (
+        "import time; t=time.perf_counter(); import pytest_openmed.plugin; "
+        "print(time.perf_counter()-t)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", "import pytest; " + code], capture_output=True, text=True, check=True
+    )
+    return float(out.stdout)
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        cwd = Path(folder)
+        (cwd / "test_plain.py").write_text("def test_ok():\n    pass\n")
+        run(["-p", "openmed"], cwd)  # warm the file cache
+        with_plugin, without = [], []
+        for _ in range(ROUNDS):
+            without.append(run(["-p", "no:openmed"], cwd))
+            with_plugin.append(run(["-p", "openmed"], cwd))
+    base, ours = statistics.median(without), statistics.median(with_plugin)
+    imports = statistics.median(import_time() for _ in range(ROUNDS))
+    print(f"pytest run without plugin (baseline): {base * 1000:8.1f} ms (median of {ROUNDS})")
+    print(f"pytest run with -p openmed:           {ours * 1000:8.1f} ms")
+    print(f"added by the plugin:                  {(ours - base) * 1000:8.1f} ms (target < 20 ms)")
+    print(f"ratio ours / baseline:                {ours / base:8.3f}")
+    print(f"import pytest_openmed.plugin alone:   {imports * 1000:8.1f} ms (after pytest)")
+
+
+if __name__ == "__main__":
+    main()
