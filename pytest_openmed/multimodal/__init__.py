@@ -50,10 +50,17 @@ from .errors import (
 )
 from .lineage import CandidateLineage
 from .media import MediaType
-from .pack import BlindedOutput, Observation, SourceAsset, ValidationCase, ValidationPack
+from .pack import (
+    BlindedOutput,
+    Observation,
+    SourceAsset,
+    SourceReference,
+    ValidationCase,
+    ValidationPack,
+)
 from .qualification import ReviewerQualification
 from .ratings import Adjudication, CompletedReview, PacketRating, rating_digest
-from .review import PreparedReview, ReviewPacket, SourceReference, packet_digest, prepare_review
+from .review import PreparedReview, ReviewPacket, packet_digest, prepare_review
 from .vocabulary import (
     CaseSlice,
     Decision,

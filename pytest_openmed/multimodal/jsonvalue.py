@@ -35,7 +35,7 @@ class FrozenJson(Mapping[str, Any]):
 
     _canonical: str
     _digest: str
-    _frozen: Mapping[str, Any]
+    _frozen: Mapping[str, Any] | None
 
     def __init__(self, value: object, *, max_bytes: int) -> None:
         if not isinstance(value, Mapping):
@@ -48,9 +48,9 @@ class FrozenJson(Mapping[str, Any]):
             raise InvalidInput("the JSON object holds a value that is not JSON") from None
         if len(text) > max_bytes:
             raise LimitExceeded("a JSON object exceeds its size limit")
-        frozen = _freeze(plain)
-        assert isinstance(frozen, Mapping)
-        self._frozen = frozen
+        # The read-only view is built on first access: most values are only
+        # ever fingerprinted and serialised, never read item by item.
+        self._frozen = None
         self._canonical = text
         self._digest = sha256_digest(text.encode("ascii"))
 
@@ -73,14 +73,21 @@ class FrozenJson(Mapping[str, Any]):
         result: dict[str, Any] = json.loads(self._canonical)
         return result
 
+    def _view(self) -> Mapping[str, Any]:
+        if self._frozen is None:
+            frozen = _freeze(self.thaw())
+            assert isinstance(frozen, Mapping)
+            self._frozen = frozen
+        return self._frozen
+
     def __getitem__(self, key: str) -> Any:
-        return self._frozen[key]
+        return self._view()[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._frozen)
+        return iter(self._view())
 
     def __len__(self) -> int:
-        return len(self._frozen)
+        return len(self._view())
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FrozenJson):
@@ -109,7 +116,7 @@ def _plain(value: object, depth: int, counter: list[int]) -> Any:
     counter[0] += 1
     if counter[0] > MAX_JSON_NODES:
         raise LimitExceeded("a JSON object holds too many nodes")
-    if value is None or type(value) in (bool, str, int):
+    if value is None or type(value) is bool or type(value) is str or type(value) is int:
         return value
     if type(value) is float:
         if not math.isfinite(value):
@@ -117,14 +124,14 @@ def _plain(value: object, depth: int, counter: list[int]) -> Any:
         return value
     if depth >= MAX_JSON_DEPTH:
         raise LimitExceeded("a JSON object is nested too deeply")
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):
         result: dict[str, Any] = {}
         for key, item in value.items():
             if type(key) is not str:
                 raise InvalidInput("JSON object keys must be strings")
             result[key] = _plain(item, depth + 1, counter)
         return result
-    if isinstance(value, list | tuple):
+    if type(value) is list or type(value) is tuple:
         return [_plain(item, depth + 1, counter) for item in value]
     raise InvalidInput("the JSON object holds a value that is not JSON")
 

@@ -9,9 +9,11 @@ An asset is accepted only when its bytes are structurally one of:
 * TIFF or BigTIFF — a byte-order mark, the magic number (42, or 43 with an
   8-byte offset size) and a first IFD that lies inside the file with at least
   one entry;
-* native DICOM — the ``DICM`` prefix after the 128-byte preamble and file meta
-  information that pydicom parses, with an uncompressed transfer syntax
-  (implicit VR little endian, explicit VR little or big endian);
+* native DICOM — the ``DICM`` prefix after the 128-byte preamble, a file meta
+  group that starts with its (0002,0000) group length and that pydicom parses,
+  with an uncompressed transfer syntax (implicit VR little endian, explicit VR
+  little or big endian).  Only the file meta group is parsed: the data set is
+  the components' business;
 * JSON waveform — UTF-8 JSON object with ``format == "openmed.waveform.v1"``,
   a positive finite ``sampling_rate_hz``, a ``units`` string and 1–64 uniquely
   named leads of equal, non-zero length of finite numbers.
@@ -126,13 +128,23 @@ def _is_tiff(data: bytes) -> bool:
 
 
 def _is_native_dicom(data: bytes) -> bool:
-    from pydicom import dcmread
+    """Parse only the file meta group (its length is its first element) with pydicom."""
+    from pydicom.filereader import read_dataset
 
+    # (0002,0000) UL, explicit VR little endian, right after the "DICM" prefix.
+    if data[132:138] != b"\x02\x00\x00\x00UL" or data[138:140] != b"\x04\x00":
+        return False
+    (group_length,) = struct.unpack("<I", data[140:144])
+    end = 144 + group_length
+    if end > len(data):
+        return False
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            dataset = dcmread(io.BytesIO(data), stop_before_pixels=True, force=False)
-            syntax = str(dataset.file_meta.TransferSyntaxUID)
+            meta = read_dataset(io.BytesIO(data[132:end]), False, True)
+            if any(tag.group != 0x0002 for tag in meta.keys()):
+                return False
+            syntax = str(meta.TransferSyntaxUID)
     except Exception:
         # Any parser failure or warning means "not a well-formed native DICOM";
         # the library's own message may quote file content and is not kept.
@@ -164,13 +176,25 @@ def _is_waveform(data: bytes) -> bool:
         name, samples = lead.get("name"), lead.get("samples")
         if type(name) is not str or not 0 < len(name) <= _MAX_LEAD_NAME or name in names:
             return False
-        if type(samples) is not list or not samples:
-            return False
-        if not all(_finite_number(value) for value in samples):
+        if type(samples) is not list or not samples or not _finite_numbers(samples):
             return False
         names.add(name)
         lengths.add(len(samples))
     return len(lengths) == 1
+
+
+def _finite_numbers(values: list[Any]) -> bool:
+    """All ``int``/``float`` (no bools, strings, nulls) and finite.
+
+    Checked with C-level builtins: the types in one pass, finiteness from the
+    extremes (JSON has no NaN literal here; an overflowing literal parses to ±inf).
+    """
+    if not set(map(type, values)) <= {int, float}:
+        return False
+    try:
+        return math.isfinite(min(values)) and math.isfinite(max(values))
+    except OverflowError:  # an integer too large for a float
+        return False
 
 
 def _finite_number(value: Any) -> bool:

@@ -44,6 +44,7 @@ __all__ = [
     "BlindedOutput",
     "Observation",
     "SourceAsset",
+    "SourceReference",
     "ValidationCase",
     "ValidationPack",
 ]
@@ -74,6 +75,22 @@ class SourceAsset:
 
     def __repr__(self) -> str:
         return f"SourceAsset(media_type={self.media_type.value!r}, size={self.size})"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceReference:
+    """A reviewer-visible reference to one asset; resolve it with ``pack.asset(digest)``."""
+
+    digest: str
+    media_type: MediaType
+
+    def __post_init__(self) -> None:
+        if not is_digest(self.digest):
+            raise InvalidInput("a source reference must be a 'sha256:' digest")
+        try:
+            object.__setattr__(self, "media_type", MediaType(self.media_type))
+        except ValueError:
+            raise InvalidInput("a source reference names an unknown media type") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +181,7 @@ class ValidationCase:
     observations: tuple[Observation, ...]
     context: Mapping[str, Any] = field(default_factory=dict)
     unit_digest: str = field(init=False, repr=False, compare=False)
+    references: tuple[SourceReference, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         try:
@@ -186,6 +204,9 @@ class ValidationCase:
         object.__setattr__(self, "observations", observations)
         object.__setattr__(self, "context", freeze_object(self.context, max_bytes=MAX_JSON_BYTES))
         object.__setattr__(self, "unit_digest", digest_json([a.digest for a in assets]))
+        object.__setattr__(
+            self, "references", tuple(SourceReference(a.digest, a.media_type) for a in assets)
+        )
 
     @property
     def frozen_context(self) -> FrozenJson:

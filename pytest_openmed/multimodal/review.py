@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import digest_json, hmac_digest, is_digest, require_key
+from pytest_openmed._canonical import digest_json, hmac_digest, hmac_matches, is_digest, require_key
 
 from .aliases import SealedMapping, assign_aliases, seal_mapping, verify_mapping
 from .errors import (
@@ -31,8 +31,7 @@ from .errors import (
 )
 from .jsonvalue import FrozenJson, freeze_object
 from .limits import MAX_ASSETS_PER_CASE, MAX_JSON_BYTES, MAX_UNITS, materialise
-from .media import MediaType
-from .pack import BlindedOutput, ValidationPack
+from .pack import BlindedOutput, SourceReference, ValidationPack
 from .qualification import ReviewerQualification, check_eligible
 from .vocabulary import ALIASES, CRITERIA, ValidationTask
 
@@ -40,30 +39,12 @@ __all__ = [
     "NONCE_DOMAIN",
     "PreparedReview",
     "ReviewPacket",
-    "SourceReference",
-    "expected_packet_digest",
     "packet_digest",
     "prepare_review",
     "verify_review_evidence",
 ]
 
 NONCE_DOMAIN = "openmed.multimodal.packet-nonce.v1"
-
-
-@dataclass(frozen=True, slots=True)
-class SourceReference:
-    """A reviewer-visible reference to one asset; resolve it with ``pack.asset(digest)``."""
-
-    digest: str
-    media_type: MediaType
-
-    def __post_init__(self) -> None:
-        if not is_digest(self.digest):
-            raise InvalidInput("a source reference must be a 'sha256:' digest")
-        try:
-            object.__setattr__(self, "media_type", MediaType(self.media_type))
-        except ValueError:
-            raise InvalidInput("a source reference names an unknown media type") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +190,7 @@ def prepare_review(
                 pack_digest=pack.digest,
                 task=pack.task,
                 unit=unit,
-                sources=tuple(SourceReference(a.digest, a.media_type) for a in case.assets),
+                sources=case.references,
                 context=case.frozen_context,
                 outputs={
                     alias: case.observation(names[digest]).blinded
@@ -220,29 +201,12 @@ def prepare_review(
     return PreparedReview(packets=tuple(packets), mapping=mapping)
 
 
+def _nonce_input(pack_digest: str, identity_digest: str, unit_digest: str) -> list[str]:
+    return [pack_digest, identity_digest, unit_digest]
+
+
 def _nonce(key: bytes, pack_digest: str, identity_digest: str, unit_digest: str) -> str:
-    return hmac_digest(key, NONCE_DOMAIN, [pack_digest, identity_digest, unit_digest])
-
-
-def expected_packet_digest(
-    pack: ValidationPack, key: bytes, mapping: SealedMapping, unit: int
-) -> str:
-    """The digest the packet of ``unit`` must have, rebuilt from the pack as it is now."""
-    case = pack.cases[unit]
-    names = {c.digest: c.name for c in pack.candidates}
-    first, second = mapping.aliases[unit]
-    return _identity_digest(
-        _nonce(key, pack.digest, mapping.identity_digest, case.unit_digest),
-        pack.digest,
-        pack.task,
-        unit,
-        (SourceReference(a.digest, a.media_type) for a in case.assets),
-        case.frozen_context.digest,
-        (
-            case.observation(names[first]).blinded.digest,
-            case.observation(names[second]).blinded.digest,
-        ),
-    )
+    return hmac_digest(key, NONCE_DOMAIN, _nonce_input(pack_digest, identity_digest, unit_digest))
 
 
 def verify_review_evidence(
@@ -267,11 +231,43 @@ def verify_review_evidence(
         raise StaleEvidence()
     if mapping.reviewer_digest != reviewer.digest:
         raise QualificationChanged()
-    candidates = {c.digest for c in pack.candidates}
-    if any(set(row) != candidates for row in mapping.aliases):
+    names = {c.digest: c.name for c in pack.candidates}
+    if any(set(row) != set(names) for row in mapping.aliases):
         raise StaleEvidence()
     for packet in packets:
-        if packet.unit >= len(pack.cases):
+        if not _packet_matches(pack, key, mapping, names, packet):
             raise StaleEvidence()
-        if packet.digest != expected_packet_digest(pack, key, mapping, packet.unit):
-            raise StaleEvidence()
+
+
+def _packet_matches(
+    pack: ValidationPack,
+    key: bytes,
+    mapping: SealedMapping,
+    names: Mapping[str, str],
+    packet: ReviewPacket,
+) -> bool:
+    """True when ``packet`` is exactly the packet ``prepare_review`` builds from the pack now.
+
+    A packet's digest is computed from its fields when it is built, so equal
+    fields mean an equal digest: the pack digest, task, unit, the source
+    references, the context, the two blinded outputs under the mapping's
+    aliases, and the keyed reviewer-specific nonce (the rubric is fixed).
+    """
+    if packet.unit >= len(pack.cases):
+        return False
+    case = pack.cases[packet.unit]
+    first, second = mapping.aliases[packet.unit]
+    return (
+        packet.pack_digest == pack.digest
+        and packet.task is pack.task
+        and packet.sources == case.references
+        and packet.frozen_context.digest == case.frozen_context.digest
+        and packet.outputs["A"].digest == case.observation(names[first]).blinded.digest
+        and packet.outputs["B"].digest == case.observation(names[second]).blinded.digest
+        and hmac_matches(
+            key,
+            NONCE_DOMAIN,
+            _nonce_input(pack.digest, mapping.identity_digest, case.unit_digest),
+            packet.nonce,
+        )
+    )

@@ -25,10 +25,17 @@ from .aliases import SealedMapping
 from .errors import DocumentInvalid, DuplicateMapping, MissingMapping
 from .limits import MAX_ASSET_BYTES, MAX_REVIEWS, MAX_UNITS, materialise
 from .lineage import LINEAGE_FIELDS, CandidateLineage
-from .pack import BlindedOutput, Observation, SourceAsset, ValidationCase, ValidationPack
+from .pack import (
+    BlindedOutput,
+    Observation,
+    SourceAsset,
+    SourceReference,
+    ValidationCase,
+    ValidationPack,
+)
 from .qualification import ReviewerQualification
 from .ratings import Adjudication, CompletedReview, PacketRating
-from .review import PreparedReview, ReviewPacket, SourceReference
+from .review import PreparedReview, ReviewPacket
 from .vocabulary import ALIASES, CRITERIA
 
 __all__ = [

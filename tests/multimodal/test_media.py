@@ -170,3 +170,51 @@ def test_arbitrary_bytes_are_classified_or_refused_never_crash(prefix: bytes, ta
         assert str(error) == MediaTypeRefused.message
     else:
         assert isinstance(result, MediaType)
+
+
+@pytest.mark.parametrize("literal", [b"1e999", b"-1e999", b"1" * 400])
+def test_waveform_samples_that_overflow_a_float_are_refused(literal: bytes) -> None:
+    text = waveform_bytes(1)
+    marker = b'"samples": ['
+    index = text.index(marker) + len(marker)
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(text[:index] + literal + b", " + text[index:])
+
+
+def _meta_group(elements: bytes) -> bytes:
+    """A DICOM prefix with a file meta group made of ``elements`` (explicit VR LE)."""
+    length = b"\x02\x00\x00\x00UL\x04\x00" + len(elements).to_bytes(4, "little")
+    return bytes(128) + b"DICM" + length + elements
+
+
+def _element(group: int, element: int, vr: bytes, value: bytes) -> bytes:
+    if len(value) % 2:
+        value += b"\x00"
+    head = group.to_bytes(2, "little") + element.to_bytes(2, "little") + vr
+    return head + len(value).to_bytes(2, "little") + value
+
+
+def test_dicom_meta_group_is_parsed_by_pydicom_and_transfer_syntax_decides() -> None:
+    syntax = _element(2, 0x10, b"UI", b"1.2.840.10008.1.2.1")
+    assert sniff_media_type(_meta_group(syntax)) is MediaType.DICOM
+    compressed = _element(2, 0x10, b"UI", b"1.2.840.10008.1.2.4.50")
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_meta_group(compressed))
+
+
+def test_dicom_meta_without_transfer_syntax_is_refused() -> None:
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_meta_group(_element(2, 0x02, b"UI", b"1.2.840.10008.5.1.4.1.1.7")))
+
+
+def test_dicom_meta_group_holding_another_group_is_refused() -> None:
+    elements = _element(2, 0x10, b"UI", b"1.2.840.10008.1.2.1") + _element(8, 0x16, b"UI", b"1.2")
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_meta_group(elements))
+
+
+def test_dicom_meta_group_length_beyond_the_file_is_refused() -> None:
+    data = bytearray(dicom_bytes(1))
+    data[140:144] = (len(data)).to_bytes(4, "little")
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(bytes(data))

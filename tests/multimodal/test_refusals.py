@@ -256,7 +256,9 @@ def _conflicted() -> tuple[ValidationPack, list[CompletedReview], frozenset[str]
 
 def test_adjudicator_who_was_an_original_reviewer() -> None:
     pack, review_list, conflict = _conflicted()
-    adjudication = adjudicate(pack, reviewer(0), 1, A, (True,) * 4, conflict)
+    # One person under a second role: another qualification record, same identity digest.
+    second_role = replaced(reviewer(0), qualification_evidence_digest=d("adjudicator-role"))
+    adjudication = adjudicate(pack, second_role, 1, A, (True,) * 4, conflict)
     with pytest.raises(AdjudicatorWasReviewer):
         _assess(pack, review_list, adjudications=[adjudication])
 
