@@ -30,6 +30,9 @@ class Tally:
     def __post_init__(self) -> None:
         object.__setattr__(self, "counts", MappingProxyType(dict(self.counts)))
 
+    def __repr__(self) -> str:
+        return "Tally(<protected counts>)"
+
 
 def tally(units: Iterable[UnitResolution], case_slice: CaseSlice | None = None) -> Tally:
     """Count ``units`` (only those of ``case_slice`` when given)."""

@@ -92,6 +92,9 @@ class SourceReference:
         except ValueError:
             raise InvalidInput("a source reference names an unknown media type") from None
 
+    def __repr__(self) -> str:
+        return f"SourceReference(media_type={self.media_type.value!r})"
+
 
 @dataclass(frozen=True, slots=True)
 class BlindedOutput:

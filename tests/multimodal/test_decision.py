@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from pytest_openmed.multimodal import (
     Adjudication,
     CompletedReview,
@@ -244,3 +247,40 @@ def test_decide_applies_the_precedence_in_order() -> None:
     )
     assert decide([_unit(emission=False), _unit(emission=False)])[1] == "all_abstained"
     assert decide([_unit(emission=False), _unit()])[1] == "ok"
+
+
+def _scored(table: list[Scores]) -> ScoreFn:
+    def fn(unit: int, name: str) -> Scores:
+        return table[unit] if name == A else OK
+
+    return fn
+
+
+score_tuples = st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    scores=st.lists(st.lists(score_tuples, min_size=3, max_size=3), min_size=2, max_size=3),
+    abstain=st.sets(st.integers(0, 2)),
+    safety=st.sets(st.integers(0, 2)),
+)
+def test_decision_agrees_with_the_published_unit_metrics(
+    scores: list[list[Scores]], abstain: set[int], safety: set[int]
+) -> None:
+    pack = make_pack(
+        3, abstain={u: [A] for u in abstain}, safety={u: {A: ["privacy"]} for u in safety}
+    )
+    result = _assess(pack, reviews(pack, *(_scored(table) for table in scores)))
+    counts, units = result.tally().counts, result.tally().units
+    safe = counts["privacy"] == counts["provenance"] == units
+    assert (result.reason == "safety") == (not safe)
+    if result.decision == "rubric_satisfied":
+        assert counts["quality"] == units
+        assert counts["utility"] == counts["emission"] > 0
+        assert result.unresolved_units == 0
+    if result.reason == "disagreement":
+        assert result.unresolved_units > 0
+    assert counts["utility"] <= counts["emission"]
+    assert counts["reviewer_agreement"] + counts["adjudication"] <= units
+    assert counts["adjudication"] == len(result.pending_conflicts)
