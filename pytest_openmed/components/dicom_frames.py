@@ -10,13 +10,14 @@ candidate for a reviewer, never a finding.
 
 Content detector (per examined frame, all steps from numpy/scipy):
 
-1. noise σ: 1.4826 × MAD of horizontal pixel differences / √2 (insensitive to
-   smooth structure), floored at half a stored unit;
+1. noise σ: 1.4826 × the median absolute horizontal pixel difference / √2
+   (insensitive to smooth structure), floored at half a stored unit;
 2. background: a quadratic surface fitted to block medians (block = min(rows,
    cols) // 16 pixels), refitted twice without cells that stand out above it;
-3. contrast ``snr``: the maximum of the background-free frame smoothed with
-   ``scipy.ndimage.gaussian_filter`` (``detection_scale_px``), divided by the
-   standard deviation of smoothed white noise of σ;
+3. contrast ``snr``: the maximum of the background-free frame smoothed by a
+   periodic Gaussian of ``detection_scale_px`` (``scipy.ndimage.fourier_gaussian``
+   on the frame's FFT), divided by the standard deviation of white noise of σ
+   after the same smoothing (the norm of its impulse response);
 4. content when ``snr`` ≥ ``detection_snr``.  With ``ambiguity_band`` (lo, hi)
    set, a frame whose ``snr`` lies in [lo, hi) × ``detection_snr`` is *near
    threshold* and the component abstains (``near_threshold_content``),
@@ -210,23 +211,38 @@ def _decode(asset: bytes) -> NDArray[np.float64]:
 # -- statistics ----------------------------------------------------------------------------
 
 
+def _upper_median(values: FloatArray, axis: int) -> FloatArray:
+    """Upper median along ``axis`` (one ``partition``, no averaging of the middle pair)."""
+    middle = values.shape[axis] // 2
+    median: FloatArray = np.take(np.partition(values, middle, axis=axis), middle, axis=axis)
+    return median
+
+
 def _noise_sigma(frames: FloatArray) -> FloatArray:
-    """Per-frame robust noise σ from horizontal neighbour differences."""
-    diffs = np.diff(frames, axis=2).reshape(frames.shape[0], -1)
-    centred = np.abs(diffs - np.median(diffs, axis=1, keepdims=True))
-    sigma: FloatArray = 1.4826 * np.median(centred, axis=1) / math.sqrt(2.0)
+    """Per-frame robust noise σ: 1.4826 × median |horizontal neighbour difference| / √2."""
+    diffs = np.abs(np.diff(frames, axis=2)).reshape(frames.shape[0], -1)
+    sigma: FloatArray = 1.4826 * _upper_median(diffs, axis=1) / math.sqrt(2.0)
     return np.maximum(sigma, _NOISE_FLOOR)
 
 
-def _smoothed_noise_gain(scale: float) -> float:
-    """Std of white unit noise after ``gaussian_filter`` at ``scale`` (separable kernel)."""
-    from scipy.ndimage import gaussian_filter1d
+def _smooth(stack: FloatArray, scale: float) -> FloatArray:
+    """Periodic Gaussian smoothing of each frame (``scipy.ndimage.fourier_gaussian``)."""
+    from scipy import fft
+    from scipy.ndimage import fourier_gaussian
 
-    radius = int(4.0 * scale + 0.5)
-    delta = np.zeros(2 * radius + 1)
-    delta[radius] = 1.0
-    weights = gaussian_filter1d(delta, scale, mode="constant", truncate=4.0)
-    return float(np.sum(weights**2))
+    rows, cols = stack.shape[-2:]
+    spectrum = fft.rfft2(stack, axes=(-2, -1))
+    sigmas = (0.0,) * (stack.ndim - 2) + (scale, scale)
+    spectrum = fourier_gaussian(spectrum, sigmas, n=cols, axis=-1)
+    smoothed: FloatArray = fft.irfft2(spectrum, s=(rows, cols), axes=(-2, -1))
+    return smoothed
+
+
+def _smoothed_noise_gain(shape: tuple[int, int], scale: float) -> float:
+    """Std of white unit noise after :func:`_smooth`: the norm of its impulse response."""
+    delta = np.zeros(shape)
+    delta[0, 0] = 1.0
+    return float(np.sqrt(np.sum(_smooth(delta, scale) ** 2)))
 
 
 class _Grid:
@@ -262,9 +278,8 @@ class _Grid:
         )
 
 
-def _background(frame: FloatArray, sigma: float, grid: _Grid) -> FloatArray:
-    """Quadratic background fitted to block medians, excluding cells that stand out above it."""
-    medians = np.median(grid.blocks(frame), axis=1)
+def _background(medians: FloatArray, sigma: float, grid: _Grid) -> FloatArray:
+    """Quadratic coefficients fitted to block medians, without cells standing out above them."""
     cell_sigma = 1.2533 * sigma / grid.block
     keep = np.ones(medians.shape, dtype=bool)
     coef: FloatArray = np.zeros(grid.cells.shape[1])
@@ -276,17 +291,17 @@ def _background(frame: FloatArray, sigma: float, grid: _Grid) -> FloatArray:
         if int(new_keep.sum()) < 2 * grid.cells.shape[1] or np.array_equal(new_keep, keep):
             break
         keep = new_keep
-    background: FloatArray = (grid.pixels @ coef).reshape(frame.shape)
-    return background
+    return coef
 
 
-def _peak_snr(frame: FloatArray, sigma: float, grid: _Grid, scale: float, gain: float) -> float:
-    from scipy.ndimage import gaussian_filter
-
-    smoothed = gaussian_filter(
-        frame - _background(frame, sigma, grid), scale, mode="wrap", truncate=4.0
-    )
-    return float(smoothed.max()) / (sigma * gain)
+def _peak_snr(frames: FloatArray, sigma: FloatArray, grid: _Grid, scale: float) -> FloatArray:
+    """Contrast of the brightest background-free, smoothed spot of each frame."""
+    count, rows, cols = frames.shape
+    medians = _upper_median(np.stack([grid.blocks(frame) for frame in frames]), axis=2)
+    coefs = np.stack([_background(medians[i], float(sigma[i]), grid) for i in range(count)])
+    residual = frames - (coefs @ grid.pixels.T).reshape(count, rows, cols)
+    peaks: FloatArray = _smooth(residual, scale).reshape(count, -1).max(axis=1)
+    return peaks / (sigma * _smoothed_noise_gain((rows, cols), scale))
 
 
 def _change(means: FloatArray, sigma: FloatArray, grid: _Grid, index: int, ref: int) -> float:
@@ -338,16 +353,10 @@ def run(asset: bytes, config: FrameCoverageConfig = CONFIG_A) -> ComponentOutput
     grid = _Grid(rows, cols)
     sigma = _noise_sigma(frames)
     examined = _examined(frames, sigma, grid, config)
-    gain = _smoothed_noise_gain(config.detection_scale_px)
-    content: set[int] = set()
-    near = False
-    for index in examined:
-        snr = _peak_snr(frames[index], float(sigma[index]), grid, config.detection_scale_px, gain)
-        if snr >= config.detection_snr:
-            content.add(index)
-        band = config.ambiguity_band
-        if band is not None and band[0] <= snr / config.detection_snr < band[1]:
-            near = True
+    snrs = _peak_snr(frames[examined], sigma[examined], grid, config.detection_scale_px)
+    content = {i for i, snr in zip(examined, snrs, strict=True) if snr >= config.detection_snr}
+    band = config.ambiguity_band
+    near = band is not None and any(band[0] <= snr / config.detection_snr < band[1] for snr in snrs)
     output = {
         "frame_count": count,
         "examined_frames": examined,
