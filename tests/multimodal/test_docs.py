@@ -13,5 +13,5 @@ def test_walkthrough_code_blocks_run_in_order() -> None:
     assert len(blocks) >= 5
     namespace: dict[str, object] = {"__name__": "docs_multimodal"}
     for block in blocks:
-        exec(compile(block, str(DOC), "exec"), namespace)  # noqa: S102
+        exec(compile(block, str(DOC), "exec"), namespace)
     assert str(namespace["assessment"].decision) == "rubric_satisfied"  # type: ignore[attr-defined]
