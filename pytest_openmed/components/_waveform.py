@@ -326,6 +326,8 @@ def _read_dicom(asset: bytes) -> Waveform:
             syntax = str(meta.get("TransferSyntaxUID", "")).strip()
         except Exception:
             raise CorruptAsset("DICOM file meta information could not be read") from None
+        if not syntax:
+            raise CorruptAsset("DICOM file meta information could not be read")
         # Deflated data would be inflated without bound before any check: refuse it.
         if syntax not in _NATIVE_TRANSFER_SYNTAXES:
             raise UnsupportedAsset("only native (uncompressed) DICOM ECG waveforms are read")

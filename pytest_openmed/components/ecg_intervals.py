@@ -12,8 +12,9 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
 2. **R peaks** on the analysis lead: 5–15 Hz band-pass, squared derivative
    integrated over 100 ms (a Pan–Tompkins energy), ``scipy.signal.find_peaks``
    above 30 % of the energy's 98th percentile with a 250 ms refractory
-   distance; each peak is moved to the lead's dominant deflection (of the
-   lead's dominant polarity) within ±80 ms on the 0.5–40 Hz signal.
+   distance; each peak is moved to the top of the R wave (the most positive
+   sample within ±80 ms on the 0.5–40 Hz signal; the most negative one on a
+   lead whose QRS is essentially negative).
 3. **RR and heart rate**: RR intervals between consecutive R peaks (ms) and
    60,000 / mean RR, the mean taken over intervals that span no flat stretch
    (dropout) of the analysis lead, since such an interval may hide beats.
@@ -162,8 +163,12 @@ def _r_peaks(
     if peaks.size == 0:
         return np.zeros(0, dtype=np.int64)
     reach = round(0.08 * fs)
-    extremes = [_extreme(clean, int(p), reach) for p in peaks]
-    polarity = 1.0 if np.median([clean[i] for i in extremes]) >= 0.0 else -1.0
+    windows = [clean[max(0, int(p) - reach) : int(p) + reach + 1] for p in peaks]
+    # The R wave is the positive deflection; only a lead whose QRS is essentially
+    # negative (a QS complex) is followed on its negative peak instead.
+    positive = float(np.median([w.max() for w in windows]))
+    negative = float(np.median([-w.min() for w in windows]))
+    polarity = 1.0 if positive >= 0.2 * negative else -1.0
     refined = []
     for p in peaks:
         start, stop = max(0, int(p) - reach), min(clean.shape[0], int(p) + reach + 1)
@@ -178,11 +183,6 @@ def _r_peaks(
             continue
         kept.append(int(index))
     return np.asarray(kept, dtype=np.int64)
-
-
-def _extreme(lead: npt.NDArray[np.float64], centre: int, reach: int) -> int:
-    start, stop = max(0, centre - reach), min(lead.shape[0], centre + reach + 1)
-    return start + int(np.argmax(np.abs(lead[start:stop])))
 
 
 # -- delineation ----------------------------------------------------------------
