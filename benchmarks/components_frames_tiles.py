@@ -15,6 +15,7 @@ component / baseline.  Target (issue 5): under 200 ms per source.
 from __future__ import annotations
 
 import argparse
+import functools
 import io
 import statistics
 import time
@@ -62,16 +63,16 @@ def main() -> int:
 
     rows = []
     for slice_name in SLICES:
-        source = generate_dicom_frames(args.seed, slice_name)
-        base = _median_ms(lambda: _decode_dicom(source.asset), args.repeat)
-        for label, config in (("A", dicom_frames.CONFIG_A), ("B", dicom_frames.CONFIG_B)):
-            ms = _median_ms(lambda: dicom_frames.run(source.asset, config), args.repeat)
+        dicom = generate_dicom_frames(args.seed, slice_name).asset
+        base = _median_ms(functools.partial(_decode_dicom, dicom), args.repeat)
+        for label, frames_config in (("A", dicom_frames.CONFIG_A), ("B", dicom_frames.CONFIG_B)):
+            ms = _median_ms(functools.partial(dicom_frames.run, dicom, frames_config), args.repeat)
             rows.append(("dicom_frames", slice_name, label, ms, "pydicom decode", base))
     for slice_name in SLICES:
-        source = generate_wsi_tiles(args.seed, slice_name)
-        base = _median_ms(lambda: _decode_level0(source.asset), args.repeat)
-        for label, config in (("A", wsi_tiles.CONFIG_A), ("B", wsi_tiles.CONFIG_B)):
-            ms = _median_ms(lambda: wsi_tiles.run(source.asset, config), args.repeat)
+        slide = generate_wsi_tiles(args.seed, slice_name).asset
+        base = _median_ms(functools.partial(_decode_level0, slide), args.repeat)
+        for label, tiles_config in (("A", wsi_tiles.CONFIG_A), ("B", wsi_tiles.CONFIG_B)):
+            ms = _median_ms(functools.partial(wsi_tiles.run, slide, tiles_config), args.repeat)
             rows.append(("wsi_tiles", slice_name, label, ms, "tifffile level-0 decode", base))
 
     print(f"{'component':<13} {'slice':<20} cfg {'ms':>8}  {'baseline':<24} {'ms':>8}  ratio")

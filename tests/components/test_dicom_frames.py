@@ -275,6 +275,36 @@ def test_invalid_configs_are_refused(changes: dict[str, Any]) -> None:
         FrameCoverageConfig(**{**fields, **changes})
 
 
+_ANY_NUMBER = st.one_of(
+    st.integers(-10, 5000), st.floats(allow_nan=True), st.booleans(), st.none(), st.text(max_size=3)
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    stride=_ANY_NUMBER,
+    change=_ANY_NUMBER,
+    snr=_ANY_NUMBER,
+    scale=_ANY_NUMBER,
+    band=st.one_of(st.none(), st.tuples(_ANY_NUMBER, _ANY_NUMBER), st.lists(_ANY_NUMBER)),
+)
+def test_config_validation_accepts_or_refuses_with_typed_errors(
+    stride: Any, change: Any, snr: Any, scale: Any, band: Any
+) -> None:
+    try:
+        config = FrameCoverageConfig(
+            stride=stride,
+            change_threshold=change,
+            detection_snr=snr,
+            detection_scale_px=scale,
+            ambiguity_band=band,
+        )
+    except (TypeError, ValueError):
+        return
+    assert type(config.stride) is int and config.stride >= 1
+    assert is_digest(config_digest(config))
+
+
 def test_run_refuses_a_foreign_config(small: bytes) -> None:
     with pytest.raises(TypeError):
         run(small, object())  # type: ignore[arg-type]

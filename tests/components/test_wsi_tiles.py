@@ -280,6 +280,24 @@ def test_invalid_configs_are_refused(changes: dict[str, Any]) -> None:
         TilePlanConfig(**{**fields, **changes})
 
 
+_ANY = st.one_of(
+    st.integers(-10, 5000), st.floats(allow_nan=True), st.booleans(), st.none(), st.text(max_size=3)
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=st.fixed_dictionaries({f: _ANY for f in TilePlanConfig.__slots__}))
+def test_config_validation_accepts_or_refuses_with_typed_errors(values: dict[str, Any]) -> None:
+    fields = {f: getattr(CONFIG_A, f) for f in TilePlanConfig.__slots__}
+    for name, value in values.items():
+        try:
+            config = TilePlanConfig(**{**fields, name: value})
+        except (TypeError, ValueError):
+            continue
+        assert is_digest(config_digest(config))
+        assert 0 <= config.overlap < config.tile_size
+
+
 def test_run_refuses_a_foreign_config(small: bytes) -> None:
     with pytest.raises(TypeError):
         run(small, CONFIG_A.__class__.__name__)  # type: ignore[arg-type]
