@@ -1,0 +1,530 @@
+"""Burned-in identifier coverage: find text-like regions in the pixels, mask them, vouch for it.
+
+PYTEST_DONT_REWRITE
+
+Reads a single-frame native (uncompressed) MONOCHROME DICOM image or an 8/16-bit
+grey PNG. Text strokes are thin and contrasted against a smooth background, so
+the detector takes the larger of the white and black morphological top-hats of
+the lightly smoothed, range-normalised image and thresholds it twice, in units
+of the response's own robust spread (median + k * 1.4826 * MAD, with a floor):
+
+* a *sensitive* threshold gives candidate strokes; strokes are merged into
+  word-like blobs by a small dilation, and a blob is a **text candidate** when
+  it is between ``min_text_height`` and ``max_text_height`` rows tall and holds
+  at least ``min_candidate_px`` stroke pixels;
+* a candidate is **masked** when it also holds ``min_strong_px`` pixels above
+  the stricter *masking* threshold, at least ``min_crossings`` separate glyph
+  strokes and is at least as wide as ``min_aspect`` times its height; its region
+  is the box of its candidate strokes plus ``pad_px`` (hysteresis: strong
+  evidence decides, weak evidence sets the extent).
+
+``coverage`` is the share of text-candidate stroke pixels inside masked
+regions (1.0 when there are none). The runtime privacy rule — the component
+cannot know the truth — is: a ``privacy`` safety failure when any text
+candidate keeps at least ``min_candidate_px`` stroke pixels outside every
+masked region (text-like content left readable), or when the DICOM Burned In
+Annotation attribute says ``YES`` (or holds a value outside YES/NO) and no
+region was found. Outputs are de-identification candidates for review, not a
+guarantee.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import ndimage
+
+from pytest_openmed._canonical import digest_json, sha256_digest
+from pytest_openmed.components._base import (
+    AssetTooLarge,
+    ComponentError,
+    ComponentOutput,
+    CorruptAsset,
+    UnsupportedAsset,
+    check_asset,
+)
+
+__all__ = [
+    "ABSTAIN_REASONS",
+    "ANNOTATION_VALUES",
+    "CONFIG_A",
+    "CONFIG_B",
+    "MAX_IMAGE_PIXELS",
+    "MAX_IMAGE_SIDE",
+    "MIN_IMAGE_SIDE",
+    "BurnedInConfig",
+    "run",
+]
+
+#: Closed vocabulary of abstain reasons.
+ABSTAIN_REASONS = ("image_too_small", "cluttered_background")
+
+#: What ``burned_in_annotation_attribute`` can be besides ``None`` (absent or empty):
+#: the two DICOM enumerated values, or ``INVALID`` for anything else (never echoed).
+ANNOTATION_VALUES = ("YES", "NO", "INVALID")
+
+#: Decoding limits, checked from the header before pixels are decoded.
+MAX_IMAGE_SIDE = 4096
+MAX_IMAGE_PIXELS = 8 * 1024 * 1024
+#: Smaller images are not searched (abstain ``image_too_small``).
+MIN_IMAGE_SIDE = 16
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
+_NATIVE_SYNTAXES = frozenset({"1.2.840.10008.1.2", "1.2.840.10008.1.2.1", "1.2.840.10008.1.2.2"})
+
+IntImage = NDArray[Any]
+FloatImage = NDArray[np.float64]
+BoolImage = NDArray[np.bool_]
+Region = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BurnedInConfig:
+    """Detector thresholds.
+
+    Intensities are fractions of the normalised display range; ``*_sigmas`` are
+    multiples of a map's robust spread (1.4826 * MAD), never below the matching
+    ``*_floor``.
+    """
+
+    smooth_sigma: float = 0.6
+    tophat_px: int = 7
+    stroke_sigmas: float = 2.5
+    stroke_floor: float = 0.015
+    energy_rows: int = 5
+    energy_cols: int = 9
+    extent_sigmas: float = 2.0
+    extent_floor: float = 0.008
+    sensitive_sigmas: float = 5.0
+    sensitive_floor: float = 0.02
+    mask_sigmas: float = 6.0
+    mask_floor: float = 0.025
+    min_text_height: int = 4
+    max_text_height: int = 48
+    min_candidate_px: int = 12
+    min_candidate_crossings: int = 3
+    min_crossings: int = 3
+    min_aspect: float = 1.0
+    line_gap_heights: float = 1.0
+    end_pad_heights: float = 1.0
+    pad_px: int = 1
+    max_sensitive_threshold: float = 0.08
+
+    def __post_init__(self) -> None:
+        for name in (
+            "smooth_sigma",
+            "stroke_sigmas",
+            "stroke_floor",
+            "extent_sigmas",
+            "extent_floor",
+            "sensitive_sigmas",
+            "sensitive_floor",
+            "mask_sigmas",
+            "mask_floor",
+            "min_aspect",
+            "line_gap_heights",
+            "end_pad_heights",
+            "max_sensitive_threshold",
+        ):
+            value = getattr(self, name)
+            if type(value) is not float or not 0.0 <= value <= 64.0:
+                raise ValueError("real-valued thresholds must be floats in [0, 64]")
+        for name in (
+            "tophat_px",
+            "energy_rows",
+            "energy_cols",
+            "min_text_height",
+            "max_text_height",
+            "min_candidate_px",
+            "min_candidate_crossings",
+            "min_crossings",
+            "pad_px",
+        ):
+            value = getattr(self, name)
+            if type(value) is not int or not 0 <= value <= 512:
+                raise ValueError("integer thresholds must be between 0 and 512")
+        if self.tophat_px < 3 or self.energy_rows < 1 or self.energy_cols < 1:
+            raise ValueError("tophat_px must be at least 3 and the energy window at least 1x1")
+        if self.min_text_height > self.max_text_height:
+            raise ValueError("min_text_height must not exceed max_text_height")
+        if not (
+            self.extent_sigmas <= self.sensitive_sigmas <= self.mask_sigmas
+            and self.extent_floor <= self.sensitive_floor <= self.mask_floor
+        ):
+            raise ValueError("thresholds must rise from extent to sensitive to masking")
+        if self.min_crossings < self.min_candidate_crossings:
+            raise ValueError("masking must not accept fewer crossings than a candidate has")
+
+
+#: Conservative: masks every text candidate that shows a little strong evidence,
+#: with generous padding.
+CONFIG_A = BurnedInConfig()
+
+#: Permissive: masks only clear multi-glyph text lines with tight boxes; faint or
+#: fragmentary text is left to the residual check (and so reported as a privacy failure).
+CONFIG_B = BurnedInConfig(
+    mask_sigmas=12.0,
+    mask_floor=0.04,
+    min_crossings=8,
+    min_aspect=2.0,
+    end_pad_heights=1.0,
+    pad_px=0,
+)
+
+
+class _Refused(Exception):
+    """Internal: a fixed refusal raised inside the parse boundary."""
+
+    def __init__(self, error: ComponentError) -> None:
+        super().__init__()
+        self.error = error
+
+
+@dataclass(frozen=True, slots=True)
+class _Decoded:
+    pixels: IntImage
+    inverted: bool
+    annotation: str | None
+    overlay_planes: int
+
+
+def _check_dimensions(rows: object, columns: object) -> None:
+    if type(rows) is not int or type(columns) is not int or rows < 1 or columns < 1:
+        raise _Refused(CorruptAsset("image dimensions are missing or invalid"))
+    if rows > MAX_IMAGE_SIDE or columns > MAX_IMAGE_SIDE or rows * columns > MAX_IMAGE_PIXELS:
+        raise _Refused(AssetTooLarge("image dimensions exceed the component limit"))
+
+
+def _decode_png(asset: bytes) -> _Decoded:
+    from PIL import Image
+
+    with Image.open(io.BytesIO(asset), formats=["PNG"]) as image:
+        width, height = image.size
+        _check_dimensions(height, width)
+        if image.mode not in _PNG_MODES or getattr(image, "n_frames", 1) != 1:
+            raise _Refused(UnsupportedAsset("only single-frame grey PNG images are read"))
+        image.load()
+        pixels = np.array(image)
+    if pixels.shape != (height, width):
+        raise _Refused(CorruptAsset("the image could not be decoded"))
+    return _Decoded(pixels=pixels, inverted=False, annotation=None, overlay_planes=0)
+
+
+def _annotation(dataset: Any) -> str | None:
+    element = dataset.get((0x0028, 0x0301))
+    if element is None or element.value is None or element.value == "":
+        return None
+    value = element.value
+    if isinstance(value, str) and value.strip() in ("YES", "NO"):
+        return value.strip()
+    return "INVALID"
+
+
+def _overlay_planes(dataset: Any) -> int:
+    """Repeating groups 6000-601E holding an overlay's rows/columns or data."""
+    count = 0
+    for group in range(0x6000, 0x6020, 2):
+        if any((group, element) in dataset for element in (0x0010, 0x0011, 0x3000)):
+            count += 1
+    return count
+
+
+def _decode_dicom(asset: bytes) -> _Decoded:
+    import pydicom
+
+    dataset = pydicom.dcmread(io.BytesIO(asset), force=False)
+    syntax = str(dataset.file_meta.get("TransferSyntaxUID", ""))
+    if syntax not in _NATIVE_SYNTAXES:
+        raise _Refused(UnsupportedAsset("only native (uncompressed) DICOM is read"))
+    if "PixelData" not in dataset:
+        raise _Refused(UnsupportedAsset("the DICOM object holds no image pixels"))
+    photometric = str(dataset.get("PhotometricInterpretation", "")).strip()
+    if (
+        dataset.get("SamplesPerPixel") != 1
+        or photometric not in ("MONOCHROME1", "MONOCHROME2")
+        or dataset.get("BitsAllocated") not in (8, 16)
+    ):
+        raise _Refused(UnsupportedAsset("only 8/16-bit monochrome DICOM images are read"))
+    frames = dataset.get("NumberOfFrames", 1)
+    if frames in (None, ""):
+        frames = 1
+    if int(frames) != 1:
+        raise _Refused(UnsupportedAsset("only single-frame DICOM images are read"))
+    rows, columns = dataset.get("Rows"), dataset.get("Columns")
+    _check_dimensions(rows, columns)
+    expected = rows * columns * (dataset.BitsAllocated // 8)
+    if len(dataset.PixelData) < expected:
+        raise _Refused(CorruptAsset("the DICOM pixel data is shorter than its dimensions"))
+    pixels = np.array(dataset.pixel_array)
+    if pixels.shape != (rows, columns):
+        raise _Refused(CorruptAsset("the image could not be decoded"))
+    return _Decoded(
+        pixels=pixels,
+        inverted=photometric == "MONOCHROME1",
+        annotation=_annotation(dataset),
+        overlay_planes=_overlay_planes(dataset),
+    )
+
+
+def _decode(asset: bytes) -> _Decoded:
+    """Dispatch on content (DICOM preamble or PNG signature); typed errors only."""
+    is_dicom = len(asset) >= 132 and asset[128:132] == b"DICM"
+    if not is_dicom and not asset.startswith(_PNG_SIGNATURE):
+        raise UnsupportedAsset("the burned-in component reads native DICOM or grey PNG only")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return _decode_dicom(asset) if is_dicom else _decode_png(asset)
+    except _Refused as refused:
+        raise refused.error from None
+    except Exception:
+        raise CorruptAsset("the image could not be decoded") from None
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def _normalised(decoded: _Decoded) -> FloatImage:
+    image = decoded.pixels.astype(np.float64)
+    low, high = np.percentile(image, (0.5, 99.9))
+    if high <= low:
+        return np.zeros_like(image)
+    scaled: FloatImage = np.clip((image - low) / (high - low), 0.0, 1.0)
+    return 1.0 - scaled if decoded.inverted else scaled
+
+
+def _threshold(response: FloatImage, sigmas: float, floor: float) -> float:
+    median = float(np.median(response))
+    spread = 1.4826 * float(np.median(np.abs(response - median)))
+    return max(floor, median + sigmas * spread)
+
+
+def _stroke_crossings(response: FloatImage, own: BoolImage) -> int:
+    """Most stroke starts met along one row of a blob: text crosses about two per glyph.
+
+    Strokes here are the blob's pixels above half its own 90th-percentile response,
+    so the count does not depend on the text's contrast.
+    """
+    level = 0.5 * float(np.percentile(response[own], 90))
+    strokes = own & (response > level)
+    padded = np.pad(strokes, ((0, 0), (1, 0)))
+    return int(np.max(np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    """A text-like blob: where it is, its stroke pixels, and whether it earned a mask."""
+
+    where: tuple[slice, slice]
+    strokes: BoolImage
+    region: Region | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Detection:
+    regions: tuple[Region, ...]
+    coverage: float
+    uncovered_candidates: int
+    cluttered: bool
+
+
+def _along_line(
+    energy: FloatImage, level: float, where: tuple[slice, slice], gap: float
+) -> tuple[int, int]:
+    """Columns of a text line: the blob's, extended left and right over faint glyphs.
+
+    A column continues the line when the band's mean text energy is at least
+    ``level``; gaps of up to ``gap`` columns (about a glyph) are bridged.
+    """
+    profile = energy[where[0], :].mean(axis=0) >= level
+    x0, x1 = where[1].start, where[1].stop
+    limit = int(gap)
+    last = x1
+    x = x1
+    while x < profile.size and x - last <= limit:
+        if profile[x]:
+            last = x + 1
+        x += 1
+    first = x0
+    x = x0 - 1
+    while x >= 0 and first - 1 - x <= limit:
+        if profile[x]:
+            first = x
+        x -= 1
+    return first, last
+
+
+def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Candidate], bool]:
+    """Text candidates of one polarity's top-hat response, and whether it is too cluttered.
+
+    Text is a dense cluster of thin strokes, so the local mean of the response
+    over a glyph-sized window (the *text energy*) separates it from noise far
+    better than single pixels do. A blob of energy above the extent level that
+    reaches the sensitive level somewhere (hysteresis) is a candidate when its
+    core (energy at or above the sensitive level) has text geometry.
+    """
+    energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
+    extent_level = _threshold(energy, config.extent_sigmas, config.extent_floor)
+    weak_level = max(
+        extent_level, _threshold(energy, config.sensitive_sigmas, config.sensitive_floor)
+    )
+    strong_level = max(weak_level, _threshold(energy, config.mask_sigmas, config.mask_floor))
+    blobs, _ = ndimage.label(energy > extent_level)
+    height, width = response.shape
+    found_candidates: list[_Candidate] = []
+    for label, where in enumerate(ndimage.find_objects(blobs), start=1):
+        if where is None:
+            continue
+        inside = blobs[where] == label
+        local = energy[where]
+        core = inside & (local >= weak_level)
+        if int(core.sum()) < config.min_candidate_px:
+            continue
+        rows = np.flatnonzero(core.any(axis=1))
+        cols = np.flatnonzero(core.any(axis=0))
+        text_h = int(rows[-1] - rows[0] + 1)
+        text_w = int(cols[-1] - cols[0] + 1)
+        if not config.min_text_height <= text_h <= config.max_text_height:
+            continue
+        crossings = _stroke_crossings(response[where], inside)
+        if crossings < config.min_candidate_crossings:
+            continue
+        region: Region | None = None
+        if (
+            float(local[inside].max()) >= strong_level
+            and text_w >= config.min_aspect * text_h
+            and crossings >= config.min_crossings
+        ):
+            # The core's box widened by half the energy window (the core of faint text
+            # is narrower than the text), continued along its text line over faint glyphs.
+            half_rows, half_cols = config.energy_rows // 2, config.energy_cols // 2
+            y0 = max(0, where[0].start + int(rows[0]) - half_rows)
+            y1 = min(height, where[0].start + int(rows[-1]) + 1 + half_rows)
+            band = (
+                slice(y0, y1),
+                slice(
+                    max(0, where[1].start + int(cols[0]) - half_cols),
+                    min(width, where[1].start + int(cols[-1]) + 1 + half_cols),
+                ),
+            )
+            x0, x1 = _along_line(energy, extent_level, band, config.line_gap_heights * text_h)
+            pad_x = config.pad_px + round(config.end_pad_heights * text_h)
+            region = (
+                max(0, x0 - pad_x),
+                max(0, y0 - config.pad_px),
+                min(width, x1 + pad_x),
+                min(height, y1 + config.pad_px),
+            )
+        found_candidates.append(_Candidate(where=where, strokes=core, region=region))
+    return found_candidates, weak_level > config.max_sensitive_threshold
+
+
+def _merge_regions(regions: list[Region]) -> tuple[Region, ...]:
+    """Union overlapping boxes (bright strokes and the dark gaps between them overlap)."""
+    merged = sorted(regions)
+    changed = True
+    while changed:
+        changed = False
+        result: list[Region] = []
+        for box in merged:
+            for index, other in enumerate(result):
+                if (
+                    box[0] < other[2]
+                    and other[0] < box[2]
+                    and box[1] < other[3]
+                    and other[1] < box[3]
+                ):
+                    result[index] = (
+                        min(box[0], other[0]),
+                        min(box[1], other[1]),
+                        max(box[2], other[2]),
+                        max(box[3], other[3]),
+                    )
+                    changed = True
+                    break
+            else:
+                result.append(box)
+        merged = sorted(result)
+    return tuple(sorted(merged, key=lambda r: (r[1], r[0], r[3], r[2])))
+
+
+def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
+    smooth = ndimage.gaussian_filter(image, config.smooth_sigma) if config.smooth_sigma else image
+    size = (config.tophat_px, config.tophat_px)
+    bright, bright_cluttered = _candidates(ndimage.white_tophat(smooth, size=size), config)
+    dark, dark_cluttered = _candidates(ndimage.black_tophat(smooth, size=size), config)
+    candidates = bright + dark
+    regions = _merge_regions([c.region for c in candidates if c.region is not None])
+    masked = np.zeros(image.shape, dtype=bool)
+    for x0, y0, x1, y1 in regions:
+        masked[y0:y1, x0:x1] = True
+    candidate_map = np.zeros(image.shape, dtype=bool)
+    uncovered_candidates = 0
+    for candidate in candidates:
+        candidate_map[candidate.where] |= candidate.strokes
+        uncovered = int((candidate.strokes & ~masked[candidate.where]).sum())
+        if uncovered >= config.min_candidate_px:
+            uncovered_candidates += 1
+    total = int(candidate_map.sum())
+    coverage = 1.0 if total == 0 else int((candidate_map & masked).sum()) / total
+    return _Detection(
+        regions=regions,
+        coverage=coverage,
+        uncovered_candidates=uncovered_candidates,
+        cluttered=bright_cluttered or dark_cluttered,
+    )
+
+
+def _masked_digest(pixels: IntImage, regions: tuple[Region, ...]) -> str:
+    """Digest of the masked pixel array (regions filled with the image minimum)."""
+    masked = pixels.copy()
+    fill = masked.min() if masked.size else 0
+    for x0, y0, x1, y1 in regions:
+        masked[y0:y1, x0:x1] = fill
+    little = masked.astype(masked.dtype.newbyteorder("<"), copy=False)
+    return digest_json(
+        {
+            "dtype": little.dtype.str,
+            "shape": list(little.shape),
+            "pixels": sha256_digest(np.ascontiguousarray(little).tobytes()),
+        }
+    )
+
+
+def run(asset: bytes, config: BurnedInConfig = CONFIG_A) -> ComponentOutput:
+    """Detect and mask burned-in text; report coverage and the runtime privacy verdict."""
+    check_asset(asset)
+    if type(config) is not BurnedInConfig:
+        raise TypeError("config must be a BurnedInConfig")
+    decoded = _decode(asset)
+    height, width = decoded.pixels.shape
+    if min(height, width) < MIN_IMAGE_SIDE:
+        detection = _Detection(regions=(), coverage=1.0, uncovered_candidates=0, cluttered=False)
+        reason: str | None = "image_too_small"
+    else:
+        detection = _detect(_normalised(decoded), config)
+        reason = "cluttered_background" if detection.cluttered else None
+    failures: list[str] = []
+    if detection.uncovered_candidates:
+        failures.append("privacy")
+    if decoded.annotation in ("YES", "INVALID") and not detection.regions:
+        failures.append("privacy")
+    output = {
+        "regions": [list(region) for region in detection.regions],
+        "coverage": round(detection.coverage, 6),
+        "masked_digest": _masked_digest(decoded.pixels, detection.regions),
+        "burned_in_annotation_attribute": decoded.annotation,
+        "overlay_planes": decoded.overlay_planes,
+    }
+    return ComponentOutput(
+        output=output,
+        abstained=reason is not None,
+        abstain_reason=reason,
+        safety_failures=tuple(failures),
+    )

@@ -1,0 +1,604 @@
+"""Form grounding: per-field checked / filled / empty state, grounded to a pixel box.
+
+PYTEST_DONT_REWRITE
+
+The form's template (page size, four registration marks, field names, kinds and
+nominal boxes) travels in the configuration, so the pinned call
+``run(asset, config)`` stays two-argument: a caller with its own form passes
+``dataclasses.replace(CONFIG_A, template=FormTemplate.from_mapping(doc))``.
+The component registers the page on its four solid corner marks (a similarity
+transform: rotation, uniform scale, offset), resamples the page into the
+template frame, and reads ink inside each field's interior and in a thin ring
+just outside it. A field whose marks are ambiguous (a short or faint mark, or
+ink crossing the field boundary) abstains instead of guessing; the component as
+a whole abstains when any field abstains or the page cannot be registered.
+Outputs are candidates for review, not clinical facts.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import ndimage
+
+from pytest_openmed.components._base import (
+    AssetTooLarge,
+    ComponentError,
+    ComponentOutput,
+    CorruptAsset,
+    UnsupportedAsset,
+    check_asset,
+)
+
+__all__ = [
+    "ABSTAIN_REASONS",
+    "CONFIG_A",
+    "CONFIG_B",
+    "DEFAULT_TEMPLATE",
+    "FIELD_KINDS",
+    "FIELD_STATES",
+    "INTERIOR_INSET_PX",
+    "MAX_IMAGE_PIXELS",
+    "MAX_IMAGE_SIDE",
+    "RING_INNER_PX",
+    "RING_OUTER_PX",
+    "FormField",
+    "FormTemplate",
+    "FormsConfig",
+    "run",
+]
+
+#: Closed vocabulary of a field's state.
+FIELD_STATES = ("checked", "filled", "empty", "abstain")
+
+#: Closed vocabulary of template field kinds.
+FIELD_KINDS = ("checkbox", "text")
+
+#: Closed vocabulary of component-level abstain reasons.
+ABSTAIN_REASONS = ("page_unregistered", "ambiguous_marks")
+
+#: Decoding limits checked from the PNG header before any pixel is decoded.
+MAX_IMAGE_SIDE = 4096
+MAX_IMAGE_PIXELS = 8 * 1024 * 1024
+
+MAX_TEMPLATE_FIELDS = 128
+MAX_TEMPLATE_SIDE = 4096
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA"})
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+
+Box = tuple[int, int, int, int]
+FieldKind = Literal["checkbox", "text"]
+FloatImage = NDArray[np.float64]
+GreyImage = NDArray[np.uint8]
+BoolImage = NDArray[np.bool_]
+
+
+def _check_box(box: object, width: int, height: int) -> Box:
+    if (
+        not isinstance(box, tuple | list)
+        or len(box) != 4
+        or any(type(value) is not int for value in box)
+    ):
+        raise ValueError("a template box must be four integers [x0, y0, x1, y1]")
+    x0, y0, x1, y1 = (int(value) for value in box)
+    if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
+        raise ValueError("a template box must lie inside the page with x0 < x1 and y0 < y1")
+    return (x0, y0, x1, y1)
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    """One template field: its name, kind and nominal outline box (template pixels).
+
+    Boxes are ``[x0, y0, x1, y1]`` in pixel-edge coordinates: the outline covers
+    columns ``x0 .. x1 - 1`` and rows ``y0 .. y1 - 1``.
+    """
+
+    name: str
+    kind: FieldKind
+    box: Box
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str or _NAME.fullmatch(self.name) is None:
+            raise ValueError("a field name must match [a-z][a-z0-9_]{0,63}")
+        if self.kind not in FIELD_KINDS:
+            raise ValueError("a field kind must be 'checkbox' or 'text'")
+        object.__setattr__(self, "box", _check_box(self.box, MAX_TEMPLATE_SIDE, MAX_TEMPLATE_SIDE))
+        x0, y0, x1, y1 = self.box
+        if min(x1 - x0, y1 - y0) < 2 * INTERIOR_INSET_PX + 4:
+            raise ValueError("a field box is too small to read its interior")
+
+
+@dataclass(frozen=True, slots=True)
+class FormTemplate:
+    """The printed layout a form image is registered against.
+
+    ``marks`` are the centres of four solid square registration marks of side
+    ``mark_size`` (template pixels), in the order top-left, top-right,
+    bottom-left, bottom-right.
+    """
+
+    name: str
+    width: int
+    height: int
+    mark_size: int
+    marks: tuple[tuple[int, int], ...]
+    fields: tuple[FormField, ...]
+
+    def __post_init__(self) -> None:
+        if type(self.name) is not str or _NAME.fullmatch(self.name) is None:
+            raise ValueError("a template name must match [a-z][a-z0-9_]{0,63}")
+        for value in (self.width, self.height, self.mark_size):
+            if type(value) is not int:
+                raise TypeError("template sizes must be integers")
+        if not (64 <= self.width <= MAX_TEMPLATE_SIDE and 64 <= self.height <= MAX_TEMPLATE_SIDE):
+            raise ValueError("template page sides must be between 64 and 4096 pixels")
+        if not 8 <= self.mark_size <= 128:
+            raise ValueError("mark_size must be between 8 and 128 pixels")
+        marks = tuple(tuple(m) for m in self.marks)
+        if len(marks) != 4 or any(len(m) != 2 or any(type(v) is not int for v in m) for m in marks):
+            raise ValueError("a template needs exactly four integer mark centres")
+        if any(not (0 <= x < self.width and 0 <= y < self.height) for x, y in marks):
+            raise ValueError("mark centres must lie inside the page")
+        fields = tuple(self.fields)
+        if not 1 <= len(fields) <= MAX_TEMPLATE_FIELDS:
+            raise ValueError("a template needs between 1 and 128 fields")
+        if any(type(f) is not FormField for f in fields):
+            raise TypeError("template fields must be FormField instances")
+        if len({f.name for f in fields}) != len(fields):
+            raise ValueError("template field names must be unique")
+        for f in fields:
+            _check_box(f.box, self.width, self.height)
+        object.__setattr__(self, "marks", marks)
+        object.__setattr__(self, "fields", fields)
+
+    @classmethod
+    def from_mapping(cls, document: Mapping[str, Any]) -> FormTemplate:
+        """Build a template from its JSON form (schema ``form-template``)."""
+        if not isinstance(document, Mapping):
+            raise TypeError("a template document must be a mapping")
+        expected = {"name", "width", "height", "mark_size", "marks", "fields"}
+        if set(document) != expected:
+            raise ValueError(
+                "a template document has exactly the keys: " + ", ".join(sorted(expected))
+            )
+        raw_fields = document["fields"]
+        raw_marks = document["marks"]
+        if type(raw_fields) is not list or type(raw_marks) is not list:
+            raise ValueError("template 'fields' and 'marks' must be lists")
+        if len(raw_fields) > MAX_TEMPLATE_FIELDS or len(raw_marks) != 4:
+            raise ValueError("a template needs between 1 and 128 fields and four marks")
+        fields = []
+        for raw in raw_fields:
+            if not isinstance(raw, Mapping) or set(raw) != {"name", "kind", "box"}:
+                raise ValueError("a template field has exactly the keys: box, kind, name")
+            fields.append(FormField(name=raw["name"], kind=raw["kind"], box=raw["box"]))
+        marks = []
+        for raw_mark in raw_marks:
+            if type(raw_mark) is not list or len(raw_mark) != 2:
+                raise ValueError("a template needs exactly four integer mark centres")
+            marks.append((raw_mark[0], raw_mark[1]))
+        return cls(
+            name=document["name"],
+            width=document["width"],
+            height=document["height"],
+            mark_size=document["mark_size"],
+            marks=tuple(marks),
+            fields=tuple(fields),
+        )
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The JSON form of the template (schema ``form-template``)."""
+        return {
+            "name": self.name,
+            "width": self.width,
+            "height": self.height,
+            "mark_size": self.mark_size,
+            "marks": [list(m) for m in self.marks],
+            "fields": [{"name": f.name, "kind": f.kind, "box": list(f.box)} for f in self.fields],
+        }
+
+    def __repr__(self) -> str:
+        return f"FormTemplate(fields={len(self.fields)}, width={self.width}, height={self.height})"
+
+
+#: Interior inset (template pixels) that excludes the printed 2-px outline.
+INTERIOR_INSET_PX = 6
+#: Thresholds never scale below this share of their nominal value, however blurred the page.
+_MIN_STROKE_REFERENCE = 0.4
+#: Paper and ink must differ by at least this many grey levels (of 255).
+_MIN_CONTRAST = 48.0
+#: More dark blobs than this is not a form page.
+_MAX_MARK_CANDIDATES = 4096
+#: The boundary ring runs from this many pixels outside the outline ...
+RING_INNER_PX = 4
+#: ... to this many; nothing is printed there, so ink in it crossed the boundary.
+RING_OUTER_PX = 10
+
+
+def _default_template() -> FormTemplate:
+    checkbox = 32
+    checkboxes = (
+        ("consent_signed", 80, 110),
+        ("allergy_reported", 80, 170),
+        ("interpreter_needed", 80, 230),
+        ("fasting_confirmed", 350, 110),
+        ("follow_up_requested", 350, 170),
+        ("transport_required", 350, 230),
+    )
+    texts = (
+        ("reason_for_visit", 330),
+        ("current_medication", 420),
+        ("contact_note", 510),
+        ("additional_comments", 600),
+    )
+    fields = [
+        FormField(name, "checkbox", (x, y, x + checkbox, y + checkbox)) for name, x, y in checkboxes
+    ]
+    fields += [FormField(name, "text", (80, y, 560, y + 40)) for name, y in texts]
+    return FormTemplate(
+        name="openmed_synthetic_intake_v1",
+        width=640,
+        height=800,
+        mark_size=20,
+        marks=((40, 40), (600, 40), (40, 760), (600, 760)),
+        fields=tuple(fields),
+    )
+
+
+#: The template the development generator renders (see ``docs/components/forms.md``).
+DEFAULT_TEMPLATE = _default_template()
+
+
+@dataclass(frozen=True, slots=True)
+class FormsConfig:
+    """Thresholds of the form reader.
+
+    Darkness is ``(paper - pixel) / (paper - ink)`` with paper and ink levels
+    measured on the page (ink from the registration marks). Fractions are of
+    the field interior; spans are the ink extent over the interior extent.
+    """
+
+    template: FormTemplate = DEFAULT_TEMPLATE
+    ink_darkness: float = 0.5
+    faint_darkness: float = 0.18
+    min_component_px: int = 6
+    empty_max_fraction: float = 0.0005
+    faint_empty_max_fraction: float = 0.01
+    checked_min_fraction: float = 0.06
+    checked_min_span: float = 0.5
+    filled_min_fraction: float = 0.006
+    filled_min_span: float = 0.2
+    abstain_on_boundary_ink: bool = True
+    boundary_ink_min_px: int = 8
+    max_rotation_deg: float = 4.0
+    max_mark_residual_px: float = 2.0
+    search_radius_px: int = 64
+
+    def __post_init__(self) -> None:
+        if type(self.template) is not FormTemplate:
+            raise TypeError("template must be a FormTemplate")
+        for name in ("min_component_px", "boundary_ink_min_px", "search_radius_px"):
+            value = getattr(self, name)
+            if type(value) is not int or not 1 <= value <= 4096:
+                raise ValueError("integer thresholds must be between 1 and 4096")
+        for name in (
+            "ink_darkness",
+            "faint_darkness",
+            "empty_max_fraction",
+            "faint_empty_max_fraction",
+            "checked_min_fraction",
+            "checked_min_span",
+            "filled_min_fraction",
+            "filled_min_span",
+        ):
+            value = getattr(self, name)
+            if type(value) is not float or not 0.0 <= value <= 1.0:
+                raise ValueError("fractional thresholds must be floats in [0, 1]")
+        if self.faint_darkness > self.ink_darkness:
+            raise ValueError("faint_darkness must not exceed ink_darkness")
+        if type(self.abstain_on_boundary_ink) is not bool:
+            raise TypeError("abstain_on_boundary_ink must be a bool")
+        for name in ("max_rotation_deg", "max_mark_residual_px"):
+            value = getattr(self, name)
+            if type(value) is not float or not 0.0 < value <= 45.0:
+                raise ValueError("registration tolerances must be floats in (0, 45]")
+
+    def __repr__(self) -> str:
+        return f"FormsConfig(template={self.template!r})"
+
+
+#: Conservative: strong ink only, abstains on short, faint or boundary-crossing marks.
+CONFIG_A = FormsConfig()
+
+#: Permissive: faint ink counts, any mark is read as checked/filled, boundary ink is ignored.
+CONFIG_B = FormsConfig(
+    ink_darkness=0.2,
+    faint_darkness=0.2,
+    min_component_px=4,
+    checked_min_fraction=0.01,
+    checked_min_span=0.0,
+    filled_min_fraction=0.0005,
+    filled_min_span=0.0,
+    abstain_on_boundary_ink=False,
+    max_rotation_deg=6.0,
+    max_mark_residual_px=3.0,
+    search_radius_px=96,
+)
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+class _Refused(Exception):
+    """Internal: a fixed refusal raised inside the parse boundary."""
+
+    def __init__(self, error: ComponentError) -> None:
+        super().__init__()
+        self.error = error
+
+
+def _decode_png(asset: bytes) -> GreyImage:
+    """Decode a PNG to grey levels 0..255, refusing bombs before decoding."""
+    if not asset.startswith(_PNG_SIGNATURE):
+        raise UnsupportedAsset("the forms component reads PNG images only")
+    from PIL import Image
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with Image.open(io.BytesIO(asset), formats=["PNG"]) as image:
+                width, height = image.size
+                if not (
+                    0 < width <= MAX_IMAGE_SIDE
+                    and 0 < height <= MAX_IMAGE_SIDE
+                    and width * height <= MAX_IMAGE_PIXELS
+                ):
+                    raise _Refused(AssetTooLarge("image dimensions exceed the component limit"))
+                if image.mode not in _PNG_MODES or getattr(image, "n_frames", 1) != 1:
+                    raise _Refused(UnsupportedAsset("unsupported PNG pixel mode or animation"))
+                image.load()
+                grey = np.array(image.convert("L"), dtype=np.uint8)
+    except _Refused as refused:
+        raise refused.error from None
+    except Exception:
+        raise CorruptAsset("the PNG image could not be decoded") from None
+    if grey.shape != (height, width):
+        raise CorruptAsset("the PNG image could not be decoded")
+    return grey
+
+
+# --------------------------------------------------------------------------- registration
+
+
+@dataclass(frozen=True, slots=True)
+class _Registration:
+    """Similarity transform template -> image in pixel-edge coordinates."""
+
+    a: float
+    b: float
+    tx: float
+    ty: float
+    ink: float
+    paper: float
+
+    def apply(self, x: float, y: float) -> tuple[float, float]:
+        return (self.a * x - self.b * y + self.tx, self.b * x + self.a * y + self.ty)
+
+
+def _grey_quantile(histogram: NDArray[np.int64], q: float) -> float:
+    """The grey level below which a share ``q`` of the pixels lie (from a 256-bin histogram)."""
+    cumulative = np.cumsum(histogram)
+    return float(np.searchsorted(cumulative, q * cumulative[-1]))
+
+
+def _register(grey: GreyImage, config: FormsConfig) -> _Registration | None:
+    """Find the four corner marks and fit a similarity transform, or ``None``."""
+    template = config.template
+    height, width = grey.shape
+    sx, sy = width / template.width, height / template.height
+    if not 0.5 <= sx <= 2.0 or abs(sx - sy) > 0.05 * sx:
+        return None
+    scale = (sx + sy) / 2.0
+    histogram = np.bincount(grey.ravel(), minlength=256)
+    paper = _grey_quantile(histogram, 0.5)
+    darkest = _grey_quantile(histogram, 0.002)
+    if paper - darkest < _MIN_CONTRAST:
+        return None
+    dark = (grey < (paper + darkest) / 2.0).astype(np.uint8)
+    side = template.mark_size * scale
+    # Grey opening with a flat square is separable (fast) and equals the binary
+    # opening here: it keeps solid blobs at least half a mark wide, drops strokes.
+    opened = ndimage.grey_opening(dark, size=(max(3, round(side / 2)),) * 2)
+    labels, count = ndimage.label(opened)
+    if count == 0 or count > _MAX_MARK_CANDIDATES:
+        return None
+    areas = np.bincount(labels.ravel(), minlength=count + 1)
+    candidates: list[tuple[float, float, int]] = []
+    for label, found_slice in enumerate(ndimage.find_objects(labels), start=1):
+        if found_slice is None or not 0.5 * side * side <= areas[label] <= 1.6 * side * side:
+            continue
+        rows, cols = np.nonzero(labels[found_slice] == label)
+        # Pixel-index centroid + 0.5 gives pixel-edge coordinates.
+        candidates.append(
+            (
+                float(cols.mean() + found_slice[1].start + 0.5),
+                float(rows.mean() + found_slice[0].start + 0.5),
+                label,
+            )
+        )
+    found: list[tuple[float, float]] = []
+    chosen: list[int] = []
+    for mx, my in template.marks:
+        ex, ey = mx * sx, my * sy
+        nearest = min(candidates, key=lambda c: math.hypot(c[0] - ex, c[1] - ey), default=None)
+        if nearest is None or nearest[2] in chosen:
+            return None
+        if math.hypot(nearest[0] - ex, nearest[1] - ey) > config.search_radius_px * scale:
+            return None
+        chosen.append(nearest[2])
+        found.append((nearest[0], nearest[1]))
+    design = []
+    observed = []
+    for (mx, my), (fx, fy) in zip(template.marks, found, strict=True):
+        design += [(mx, -my, 1.0, 0.0), (my, mx, 0.0, 1.0)]
+        observed += [fx, fy]
+    design_matrix = np.asarray(design, dtype=np.float64)
+    target = np.asarray(observed, dtype=np.float64)
+    solution, *_ = np.linalg.lstsq(design_matrix, target, rcond=None)
+    a, b, tx, ty = (float(v) for v in solution)
+    residual = float(np.max(np.abs(design_matrix @ solution - target)))
+    rotation = math.degrees(math.atan2(b, a))
+    if (
+        residual > config.max_mark_residual_px * scale
+        or abs(rotation) > config.max_rotation_deg
+        or abs(math.hypot(a, b) / scale - 1.0) > 0.05
+    ):
+        return None
+    ink = min(float(np.median(grey[labels == label])) for label in chosen)
+    if paper - ink < _MIN_CONTRAST:
+        return None
+    return _Registration(a=a, b=b, tx=tx, ty=ty, ink=ink, paper=paper)
+
+
+def _field_darkness(grey: GreyImage, reg: _Registration, box: Box) -> FloatImage:
+    """Darkness in [0, 1] of the field box plus its ring, resampled into the template frame.
+
+    The crop's pixel (0, 0) is template pixel (y0 - RING_OUTER_PX, x0 - RING_OUTER_PX).
+    """
+    x0, y0, x1, y1 = box
+    origin = np.array([y0 - RING_OUTER_PX, x0 - RING_OUTER_PX], dtype=np.float64)
+    # Template pixel index (r, c) -> image pixel index; both are pixel-edge
+    # coordinates minus 0.5.
+    matrix = np.array([[reg.a, reg.b], [-reg.b, reg.a]])
+    offset = matrix @ (origin + 0.5) + np.array([reg.ty, reg.tx]) - 0.5
+    warped = ndimage.affine_transform(
+        grey.astype(np.float64, copy=False),
+        matrix,
+        offset=offset,
+        output_shape=(y1 - y0 + 2 * RING_OUTER_PX, x1 - x0 + 2 * RING_OUTER_PX),
+        order=1,
+        mode="constant",
+        cval=reg.paper,
+    )
+    result: FloatImage = np.clip((reg.paper - warped) / (reg.paper - reg.ink), 0.0, 1.0)
+    return result
+
+
+# --------------------------------------------------------------------------- reading fields
+
+
+def _without_specks(mask: BoolImage, min_px: int) -> BoolImage:
+    labels, count = ndimage.label(mask, structure=np.ones((3, 3), bool))
+    if count == 0:
+        return mask
+    sizes = np.bincount(labels.ravel())
+    keep = sizes >= min_px
+    keep[0] = False
+    result: BoolImage = keep[labels]
+    return result
+
+
+def _span(mask: BoolImage) -> tuple[float, float]:
+    if not mask.any():
+        return (0.0, 0.0)
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    return (
+        (cols[-1] - cols[0] + 1) / mask.shape[1],
+        (rows[-1] - rows[0] + 1) / mask.shape[0],
+    )
+
+
+def _stroke_reference(crops: list[FloatImage]) -> float:
+    """Peak darkness of the printed 2-px outlines: how dark a thin stroke reads on this page.
+
+    Blur lowers the peak of every thin stroke alike, so thresholds scale with it;
+    a clean page reads about 1.0. Measured on each field's top edge.
+    """
+    r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
+    peaks = [
+        float(np.max(np.median(c[r - 3 : r + 5, r + inset : -r - inset], axis=1))) for c in crops
+    ]
+    return min(max(float(np.median(peaks)), _MIN_STROKE_REFERENCE), 1.0)
+
+
+def _field_state(crop: FloatImage, kind: str, config: FormsConfig, reference: float) -> str:
+    r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
+    interior = crop[r + inset : -r - inset, r + inset : -r - inset]
+    ink_level = config.ink_darkness * reference
+    ink = _without_specks(interior >= ink_level, config.min_component_px)
+    ink_fraction = float(ink.mean())
+    if config.abstain_on_boundary_ink:
+        ring = _without_specks(crop >= ink_level, config.min_component_px)
+        inner = r - RING_INNER_PX
+        ring[inner:-inner, inner:-inner] = False
+        if int(ring.sum()) >= config.boundary_ink_min_px:
+            return "abstain"
+    if ink_fraction <= config.empty_max_fraction:
+        faint_level = config.faint_darkness * reference
+        faint = _without_specks(interior >= faint_level, config.min_component_px)
+        return "empty" if float(faint.mean()) <= config.faint_empty_max_fraction else "abstain"
+    span_x, span_y = _span(ink)
+    if kind == "checkbox":
+        confident = (
+            ink_fraction >= config.checked_min_fraction
+            and min(span_x, span_y) >= config.checked_min_span
+        )
+        return "checked" if confident else "abstain"
+    confident = ink_fraction >= config.filled_min_fraction and span_x >= config.filled_min_span
+    return "filled" if confident else "abstain"
+
+
+def _image_box(reg: _Registration, box: Box, width: int, height: int) -> list[int]:
+    """Axis-aligned pixel box of the transformed outline, clipped to the image."""
+    x0, y0, x1, y1 = box
+    corners = [reg.apply(x, y) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+    xs = [c[0] for c in corners]
+    ys = [c[1] for c in corners]
+    return [
+        min(max(round(min(xs)), 0), width),
+        min(max(round(min(ys)), 0), height),
+        min(max(round(max(xs)), 0), width),
+        min(max(round(max(ys)), 0), height),
+    ]
+
+
+def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
+    """Read every template field of a PNG form: state and grounding box."""
+    check_asset(asset)
+    if type(config) is not FormsConfig:
+        raise TypeError("config must be a FormsConfig")
+    grey = _decode_png(asset)
+    template = config.template
+    registration = _register(grey, config)
+    if registration is None:
+        unread = {f.name: {"state": "abstain", "box": None} for f in template.fields}
+        return ComponentOutput(
+            output={"fields": unread}, abstained=True, abstain_reason="page_unregistered"
+        )
+    crops = [_field_darkness(grey, registration, f.box) for f in template.fields]
+    reference = _stroke_reference(crops)
+    height, width = grey.shape
+    fields: dict[str, dict[str, Any]] = {}
+    for form_field, crop in zip(template.fields, crops, strict=True):
+        fields[form_field.name] = {
+            "state": _field_state(crop, form_field.kind, config, reference),
+            "box": _image_box(registration, form_field.box, width, height),
+        }
+    ambiguous = any(entry["state"] == "abstain" for entry in fields.values())
+    return ComponentOutput(
+        output={"fields": fields},
+        abstained=ambiguous,
+        abstain_reason="ambiguous_marks" if ambiguous else None,
+    )

@@ -1,0 +1,372 @@
+"""Generated images with synthetic burned-in identifier text and its exact pixel mask.
+
+PYTEST_DONT_REWRITE
+
+A smooth synthetic "acquisition" (dark field, a soft elliptical body, broad
+Gaussian blobs, a gradient and noise) gets one to four synthetic identifier
+strings drawn into its pixels with Pillow's built-in font
+(``ImageFont.load_default(size=...)``; nothing is downloaded). Strings are
+random tokens in identifier shapes (``ZZ``-prefixed ids, accession-like
+numbers, ``ZZ^`` names, dates): none is a real identifier.
+
+Carriers: ``dicom16`` (native Explicit VR Little Endian, MONOCHROME2, 16 bits
+allocated, 12 stored), ``dicom8`` (8-bit), ``png8`` (grey) and ``png16``
+(16-bit grey). UIDs derive from the seed; no dates or times are written, so the
+bytes are identical for a seed. Slices:
+
+* ``nominal`` — clear text (contrast 0.35–0.9 of the display range) on the
+  dark field, little noise; DICOM carries Burned In Annotation ``YES``;
+* ``adverse_acquisition`` — low contrast (0.12–0.3), bright or dark text, over
+  the body as well, more noise, a slight blur, smaller fonts;
+* ``ambiguity_conflict`` — the Burned In Annotation attribute disagrees with
+  the pixels (``NO`` with text, ``YES`` without, or absent), text-like
+  non-identifier distractors (tick marks, a thin curve), overlay planes.
+
+Truth: ``identifiers`` [{``box``, ``mask_rle``, ``pixels``, ``contrast``,
+``font_px``}], where the mask is every pixel whose glyph coverage is at least
+:data:`GLYPH_COVERAGE` (run-length encoded inside the box, row-major, first run
+unset; decode with :func:`identifier_masks`), plus ``shape``, ``carrier``,
+``burned_in_annotation_attribute`` and ``overlay_planes``.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from PIL import Image, ImageDraw, ImageFont
+from scipy import ndimage
+
+from pytest_openmed.development.sources import GeneratedSource, check_slice
+
+__all__ = [
+    "CARRIERS",
+    "GLYPH_COVERAGE",
+    "generate_burned_in_identifier_coverage",
+    "identifier_masks",
+]
+
+#: The closed set of carriers the generator writes.
+CARRIERS = ("dicom16", "dicom8", "png8", "png16")
+
+#: A pixel belongs to an identifier when its glyph coverage (antialiasing alpha) is at least this.
+GLYPH_COVERAGE = 0.3
+
+_SLICE_INDEX = {"nominal": 0, "adverse_acquisition": 1, "ambiguity_conflict": 2}
+_UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"
+_DIGITS = "0123456789"
+_SECONDARY_CAPTURE = "1.2.840.10008.5.1.4.1.1.7"
+_DISTRACTOR_CLEARANCE = 10
+#: Largest background spread (max - min, display range) under a text block.
+_MAX_BACKGROUND_SPREAD = 0.15
+#: Text plus background stays this far inside the display range.
+_HEADROOM = 0.03
+
+FloatImage = NDArray[np.float64]
+BoolImage = NDArray[np.bool_]
+
+
+def _token(rng: np.random.Generator) -> str:
+    """A random string in an identifier's shape; synthetic by construction (``ZZ`` prefix)."""
+
+    def pick(alphabet: str, n: int) -> str:
+        return "".join(alphabet[int(i)] for i in rng.integers(0, len(alphabet), n))
+
+    kind = int(rng.integers(0, 4))
+    if kind == 0:
+        return "ID ZZ" + pick(_DIGITS, 6)
+    if kind == 1:
+        return "ACC " + pick(_DIGITS, 4) + "-" + pick(_DIGITS, 4)
+    if kind == 2:
+        return "ZZ^" + pick(_UPPER, int(rng.integers(4, 8)))
+    return f"DOB 19{pick(_DIGITS, 2)}-0{int(rng.integers(1, 10))}-1{int(rng.integers(0, 10))}"
+
+
+def _background(rng: np.random.Generator, shape: tuple[int, int]) -> FloatImage:
+    height, width = shape
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float64)
+    image = rng.uniform(0.03, 0.12) + rng.uniform(-0.04, 0.04) * (xx / width)
+    cy, cx = height * rng.uniform(0.42, 0.58), width * rng.uniform(0.42, 0.58)
+    ry, rx = height * rng.uniform(0.28, 0.36), width * rng.uniform(0.26, 0.36)
+    body = (((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1.0).astype(np.float64)
+    image += rng.uniform(0.3, 0.45) * ndimage.gaussian_filter(body, sigma=3.0)
+    for _ in range(int(rng.integers(3, 8))):
+        by = cy + rng.uniform(-0.8, 0.8) * ry
+        bx = cx + rng.uniform(-0.8, 0.8) * rx
+        sigma = rng.uniform(10.0, 30.0)
+        amplitude = rng.uniform(-0.12, 0.2)
+        image += amplitude * np.exp(-((yy - by) ** 2 + (xx - bx) ** 2) / (2 * sigma**2))
+    result: FloatImage = image
+    return result
+
+
+def _place(
+    rng: np.random.Generator,
+    image: FloatImage,
+    size: tuple[int, int],
+    taken: BoolImage,
+    anywhere: bool,
+    contrast: float,
+) -> tuple[int, int, float] | None:
+    """A top-left corner and a fitting contrast for a text block, or ``None``.
+
+    The block keeps 6 px clear of other blocks, sits on a smooth background
+    (spread at most :data:`_MAX_BACKGROUND_SPREAD`: text straddling a strong
+    edge is a documented limit of the component, not generated), and keeps its
+    full contrast inside the display range (the polarity flips where only the
+    other one fits; glyphs are never clipped away).
+    """
+    height, width = image.shape
+    text_w, text_h = size
+    if text_w + 8 >= width or text_h + 8 >= height:
+        return None
+    for _ in range(64):
+        if anywhere:
+            x = int(rng.integers(4, width - text_w - 4))
+            y = int(rng.integers(4, height - text_h - 4))
+        else:  # near a corner or an edge band, as scanners and consoles print them
+            x = int(
+                rng.choice(
+                    [
+                        rng.integers(4, 24),
+                        rng.integers(max(5, width - text_w - 24), width - text_w - 3),
+                    ]
+                )
+            )
+            y = int(
+                rng.choice(
+                    [
+                        rng.integers(4, 40),
+                        rng.integers(max(5, height - text_h - 40), height - text_h - 3),
+                    ]
+                )
+            )
+        if taken[max(0, y - 6) : y + text_h + 6, max(0, x - 6) : x + text_w + 6].any():
+            continue
+        under = image[y : y + text_h, x : x + text_w]
+        low, high = float(under.min()), float(under.max())
+        if high - low > _MAX_BACKGROUND_SPREAD:
+            continue
+        for signed in (contrast, -contrast):
+            if _HEADROOM <= low + min(signed, 0.0) and high + max(signed, 0.0) <= 1.0 - _HEADROOM:
+                return (x, y, signed)
+    return None
+
+
+def _glyph_alpha(text: str, font_px: int) -> FloatImage:
+    font = ImageFont.load_default(size=font_px)
+    left, top, right, bottom = font.getbbox(text)
+    canvas = Image.new("L", (int(right - left) + 2, int(bottom - top) + 2), 0)
+    ImageDraw.Draw(canvas).text((1 - left, 1 - top), text, fill=255, font=font)
+    alpha: FloatImage = np.asarray(canvas, dtype=np.float64) / 255.0
+    return alpha
+
+
+def _rle(mask: BoolImage) -> list[int]:
+    flat = mask.ravel()
+    changes = np.flatnonzero(np.diff(flat.astype(np.int8))) + 1
+    bounds = np.concatenate(([0], changes, [flat.size]))
+    runs = [int(run) for run in np.diff(bounds)]
+    return [0, *runs] if flat.size and flat[0] else runs
+
+
+def identifier_masks(truth: Mapping[str, Any]) -> list[BoolImage]:
+    """Full-image boolean masks of each identifier in a generated source's truth."""
+    height, width = truth["shape"]
+    masks = []
+    for identifier in truth["identifiers"]:
+        x0, y0, x1, y1 = identifier["box"]
+        values = np.zeros(sum(identifier["mask_rle"]), dtype=bool)
+        position, state = 0, False
+        for run in identifier["mask_rle"]:
+            values[position : position + run] = state
+            position += run
+            state = not state
+        full = np.zeros((height, width), dtype=bool)
+        full[y0:y1, x0:x1] = values.reshape(y1 - y0, x1 - x0)
+        masks.append(full)
+    return masks
+
+
+def _distractors(rng: np.random.Generator, image: FloatImage, taken: BoolImage) -> None:
+    """Text-like structures that are not identifiers: a tick scale and a thin bright curve.
+
+    Both keep :data:`_DISTRACTOR_CLEARANCE` pixels away from every identifier, so the
+    truth stays unambiguous (text touching such structures is a documented limit).
+    """
+    height, width = image.shape
+    clearance = ndimage.binary_dilation(taken, iterations=_DISTRACTOR_CLEARANCE)
+    for _ in range(16):
+        ticks = np.zeros_like(image)
+        x0 = int(rng.integers(width // 4, width // 2))
+        y0 = int(rng.integers(height // 4, 3 * height // 4))
+        for k in range(int(rng.integers(5, 9))):
+            tall = 7 if k % 5 == 0 else 4
+            ticks[y0 : y0 + tall, x0 + 6 * k : x0 + 6 * k + 1] = 1.0
+        if not (clearance & (ticks > 0)).any():
+            image += rng.uniform(0.2, 0.4) * ticks
+            break
+    t = np.linspace(0.0, 1.0, 400)
+    for _ in range(16):
+        cx = width * (0.3 + 0.4 * t)
+        cy = height * (rng.uniform(0.3, 0.7) + 0.15 * np.sin(2 * np.pi * t + rng.uniform(0, np.pi)))
+        curve = np.zeros_like(image, dtype=bool)
+        curve[np.clip(cy.astype(int), 0, height - 1), np.clip(cx.astype(int), 0, width - 1)] = True
+        if not (clearance & ndimage.binary_dilation(curve, iterations=2)).any():
+            image += (
+                rng.uniform(0.1, 0.2) * 2.0 * ndimage.gaussian_filter(curve.astype(np.float64), 0.7)
+            )
+            break
+
+
+def _encode_png(values: NDArray[np.integer[Any]]) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(values).save(out, format="PNG")
+    return out.getvalue()
+
+
+def _encode_dicom(
+    values: NDArray[np.integer[Any]],
+    seed: int,
+    slice_name: str,
+    attribute: str | None,
+    overlays: int,
+    rng: np.random.Generator,
+) -> bytes:
+    from pydicom.dataset import Dataset, FileMetaDataset
+    from pydicom.uid import UID, ExplicitVRLittleEndian, generate_uid
+
+    entropy = ["pytest-openmed", "burned_in", str(seed), slice_name]
+    sop_instance = generate_uid(prefix=None, entropy_srcs=[*entropy, "sop"])
+    meta = FileMetaDataset()
+    meta.MediaStorageSOPClassUID = UID(_SECONDARY_CAPTURE)
+    meta.MediaStorageSOPInstanceUID = sop_instance
+    meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    meta.ImplementationClassUID = generate_uid(prefix=None, entropy_srcs=["pytest-openmed", "impl"])
+    meta.ImplementationVersionName = "OPENMED_SYN_1"
+    ds = Dataset()
+    ds.file_meta = meta
+    ds.preamble = b"\0" * 128
+    ds.SOPClassUID = UID(_SECONDARY_CAPTURE)
+    ds.SOPInstanceUID = sop_instance
+    ds.StudyInstanceUID = generate_uid(prefix=None, entropy_srcs=[*entropy, "study"])
+    ds.SeriesInstanceUID = generate_uid(prefix=None, entropy_srcs=[*entropy, "series"])
+    ds.Modality = "OT"
+    ds.PatientName = "SYNTHETIC^PHANTOM"
+    ds.PatientID = "ZZ-SYNTHETIC"
+    ds.ConversionType = "SYN"
+    ds.SamplesPerPixel = 1
+    ds.PhotometricInterpretation = "MONOCHROME2"
+    ds.Rows, ds.Columns = values.shape
+    bits = 8 if values.dtype == np.uint8 else 16
+    ds.BitsAllocated = bits
+    ds.BitsStored = 8 if bits == 8 else 12
+    ds.HighBit = ds.BitsStored - 1
+    ds.PixelRepresentation = 0
+    if attribute is not None:
+        ds.BurnedInAnnotation = attribute
+    for plane in range(overlays):
+        group = 0x6000 + 2 * plane
+        rows, cols = values.shape
+        bitmap = np.zeros((rows, cols), dtype=np.uint8)
+        y0, x0 = int(rng.integers(0, rows // 2)), int(rng.integers(0, cols // 2))
+        bitmap[y0 : y0 + 8, x0 : x0 + 40] = 1
+        ds.add_new((group, 0x0010), "US", rows)
+        ds.add_new((group, 0x0011), "US", cols)
+        ds.add_new((group, 0x0040), "CS", "G")
+        ds.add_new((group, 0x0050), "SS", [1, 1])
+        ds.add_new((group, 0x0100), "US", 1)
+        ds.add_new((group, 0x0102), "US", 0)
+        ds.add_new((group, 0x3000), "OW", np.packbits(bitmap.ravel(), bitorder="little").tobytes())
+    ds.PixelData = values.tobytes()
+    out = io.BytesIO()
+    ds.save_as(out, enforce_file_format=True)
+    return out.getvalue()
+
+
+def generate_burned_in_identifier_coverage(
+    seed: int, slice: str, *, carrier: str | None = None
+) -> GeneratedSource:
+    """One image with synthetic burned-in identifiers and the exact identifier mask."""
+    slice_name = check_slice(slice)
+    if type(seed) is not int or seed < 0:
+        raise ValueError("seed must be a non-negative integer")
+    if carrier is None:
+        carrier = CARRIERS[seed % len(CARRIERS)]
+    if carrier not in CARRIERS:
+        raise ValueError("carrier must be one of: dicom16, dicom8, png8, png16")
+    rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name], CARRIERS.index(carrier)])
+    shape = (int(rng.integers(224, 321)), int(rng.integers(224, 321)))
+    image = _background(rng, shape)
+    taken = np.zeros(shape, dtype=bool)
+
+    adverse = slice_name == "adverse_acquisition"
+    ambiguous = slice_name == "ambiguity_conflict"
+    without_text = ambiguous and rng.random() < 0.25
+    count = 0 if without_text else int(rng.integers(1, 5))
+    identifiers: list[dict[str, Any]] = []
+    for _ in range(count):
+        font_px = int(rng.integers(9, 16)) if adverse else int(rng.integers(11, 23))
+        alpha = _glyph_alpha(_token(rng), font_px)
+        if adverse:
+            wanted = float(rng.uniform(0.12, 0.3)) * (1.0 if rng.random() < 0.75 else -1.0)
+        else:
+            wanted = float(rng.uniform(0.35, 0.9))
+        placed = _place(
+            rng, image, (alpha.shape[1], alpha.shape[0]), taken, adverse or ambiguous, wanted
+        )
+        if placed is None:
+            continue
+        x, y, contrast = placed
+        h, w = alpha.shape
+        image[y : y + h, x : x + w] += contrast * alpha
+        taken[y : y + h, x : x + w] = True
+        mask = alpha >= GLYPH_COVERAGE
+        rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+        box = (x + int(cols[0]), y + int(rows[0]), x + int(cols[-1]) + 1, y + int(rows[-1]) + 1)
+        inner = mask[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+        identifiers.append(
+            {
+                "box": list(box),
+                "mask_rle": _rle(inner),
+                "pixels": int(inner.sum()),
+                "contrast": round(contrast, 6),
+                "font_px": font_px,
+            }
+        )
+    if ambiguous:
+        _distractors(rng, image, taken)
+    if adverse:
+        image = ndimage.gaussian_filter(image, sigma=float(rng.uniform(0.3, 0.6)))
+    noise = rng.uniform(0.01, 0.02) if adverse else 0.004
+    image = np.clip(image + rng.normal(0.0, noise, shape), 0.0, 1.0)
+
+    attribute: str | None = "YES" if identifiers else "NO"
+    overlays = 0
+    if ambiguous:
+        attribute = ["YES", "NO", None][int(rng.integers(0, 3))]
+        overlays = int(rng.integers(0, 3))
+    if carrier == "dicom16":
+        values: NDArray[Any] = np.rint(image * 4095).astype(np.uint16)
+    elif carrier == "png16":
+        values = np.rint(image * 65535).astype(np.uint16)
+    else:
+        values = np.rint(image * 255).astype(np.uint8)
+    if carrier.startswith("dicom"):
+        asset = _encode_dicom(values, seed, slice_name, attribute, overlays, rng)
+        media_type = "application/dicom"
+    else:
+        asset = _encode_png(values)
+        media_type = "image/png"
+        attribute, overlays = None, 0
+    truth = {
+        "carrier": carrier,
+        "shape": list(shape),
+        "identifiers": identifiers,
+        "burned_in_annotation_attribute": attribute,
+        "overlay_planes": overlays,
+    }
+    return GeneratedSource(asset=asset, media_type=media_type, slice=slice_name, truth=truth)

@@ -1,0 +1,336 @@
+"""Generated PNG forms with known per-field states, for the form-grounding component.
+
+PYTEST_DONT_REWRITE
+
+A form is rendered with Pillow from a :class:`~pytest_openmed.components.forms.FormTemplate`
+(four solid corner marks, outlined checkboxes and text boxes with printed
+labels), then some checkboxes get a synthetic check stroke and some text boxes
+synthetic handwriting-like strokes or rendered synthetic words. Nothing drawn
+is a real identifier. Slices:
+
+* ``nominal`` — clean page, integer offset of at most 4 px;
+* ``adverse_acquisition`` — rotation up to 3°, sub-pixel offset up to 12 px,
+  Gaussian blur, additive noise and a JPEG round trip (stored as PNG);
+* ``ambiguity_conflict`` — like nominal, plus half marks (short dashes), faint
+  marks and a stray stroke across fields; every field such a mark touches has
+  truth state ``ambiguous``.
+
+Truth: ``fields`` {name: {``state``: checked / filled / empty / ambiguous,
+``box``: [x0, y0, x1, y1]}} (the outline's axis-aligned box in the image) and
+the applied ``transform``.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from pytest_openmed.components.forms import (
+    DEFAULT_TEMPLATE,
+    INTERIOR_INSET_PX,
+    RING_INNER_PX,
+    FormTemplate,
+)
+from pytest_openmed.development.sources import GeneratedSource, check_slice
+
+__all__ = ["TRUTH_STATES", "generate_form_grounding"]
+
+#: Closed vocabulary of a field's true state.
+TRUTH_STATES = ("checked", "filled", "empty", "ambiguous")
+
+_SLICE_INDEX = {"nominal": 0, "adverse_acquisition": 1, "ambiguity_conflict": 2}
+#: A stray stroke closer than this to a field it does not clearly cross is re-drawn.
+_STRAY_CLEARANCE = 24
+_MAX_STRAY_ATTEMPTS = 64
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+Point = tuple[float, float]
+
+
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size=size)
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _draw_page(template: FormTemplate, draw: ImageDraw.ImageDraw, ink: int) -> None:
+    half = template.mark_size // 2
+    for cx, cy in template.marks:
+        draw.rectangle(
+            (
+                cx - half,
+                cy - half,
+                cx - half + template.mark_size - 1,
+                cy - half + template.mark_size - 1,
+            ),
+            fill=ink,
+        )
+    draw.text((90, 56), "SYNTHETIC TEST FORM - NOT A RECORD", fill=ink, font=_font(16))
+    label_font = _font(14)
+    for form_field in template.fields:
+        x0, y0, x1, y1 = form_field.box
+        draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=ink, width=2)
+        if form_field.kind == "checkbox":
+            draw.text(
+                (x1 + 16, y0 + (y1 - y0) / 2 - 8),
+                _label(form_field.name),
+                fill=ink,
+                font=label_font,
+            )
+        else:
+            draw.text((x0, y0 - 34), _label(form_field.name), fill=ink, font=label_font)
+
+
+def _drawable(box: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
+    """The inner area marks are drawn in: two pixels inside the read interior."""
+    x0, y0, x1, y1 = box
+    margin = INTERIOR_INSET_PX + 2
+    return (x0 + margin, y0 + margin, x1 - margin, y1 - margin)
+
+
+def _check_stroke(rng: np.random.Generator, box: tuple[int, int, int, int]) -> list[list[Point]]:
+    left, top, right, bottom = _drawable(box)
+    extent = rng.uniform(0.7, 1.0)
+    w, h = (right - left) * extent, (bottom - top) * extent
+    ox = left + rng.uniform(0, (right - left) - w)
+    oy = top + rng.uniform(0, (bottom - top) - h)
+    if rng.random() < 0.6:  # a tick
+        return [[(ox, oy + 0.55 * h), (ox + 0.38 * w, oy + h), (ox + w, oy)]]
+    return [[(ox, oy), (ox + w, oy + h)], [(ox + w, oy), (ox, oy + h)]]  # a cross
+
+
+def _handwriting(rng: np.random.Generator, box: tuple[int, int, int, int]) -> list[list[Point]]:
+    left, top, right, bottom = _drawable(box)
+    width = (right - left) * rng.uniform(0.35, 0.9)
+    start = left + rng.uniform(0, (right - left) - width)
+    mid, amplitude = (top + bottom) / 2, (bottom - top) * rng.uniform(0.2, 0.45)
+    n = max(8, int(width / 4))
+    xs = start + np.linspace(0.0, width, n) + rng.normal(0.0, 0.8, n)
+    phase = rng.uniform(0, 2 * math.pi)
+    ys = mid + amplitude * np.sin(np.linspace(0, width / 9.0, n) + phase) + rng.normal(0.0, 1.0, n)
+    ys = np.clip(ys, top, bottom)
+    return [[(float(x), float(y)) for x, y in zip(xs, ys, strict=True)]]
+
+
+def _short_mark(
+    rng: np.random.Generator, box: tuple[int, int, int, int], kind: str
+) -> list[list[Point]]:
+    left, top, right, bottom = _drawable(box)
+    length = rng.uniform(3.0, 5.0) if kind == "checkbox" else rng.uniform(4.0, 10.0)
+    angle = rng.uniform(0, math.pi)
+    dx, dy = length * math.cos(angle), length * math.sin(angle)
+    ox = rng.uniform(left + abs(dx) / 2, right - abs(dx) / 2)
+    oy = rng.uniform(top + abs(dy) / 2, bottom - abs(dy) / 2)
+    return [[(ox - dx / 2, oy - dy / 2), (ox + dx / 2, oy + dy / 2)]]
+
+
+def _draw_strokes(
+    draw: ImageDraw.ImageDraw, strokes: list[list[Point]], fill: int, width: int
+) -> None:
+    for stroke in strokes:
+        draw.line(stroke, fill=fill, width=width, joint="curve")
+
+
+def _write_words(
+    rng: np.random.Generator, draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], fill: int
+) -> None:
+    left, top, right, bottom = _drawable(box)
+    words = [
+        "".join(_LETTERS[int(i)] for i in rng.integers(0, 26, int(rng.integers(3, 8))))
+        for _ in range(int(rng.integers(2, 5)))
+    ]
+    size = int(rng.integers(15, 19))
+    font = _font(size)
+    text = "synthetic " + " ".join(words)
+    while draw.textlength(text, font=font) > right - left and " " in text:
+        text = text.rsplit(" ", 1)[0]
+    draw.text((left, (top + bottom) / 2), text, fill=fill, font=font, anchor="lm")
+
+
+def _expanded(
+    box: tuple[int, int, int, int], by: int, shape: tuple[int, int]
+) -> tuple[slice, slice]:
+    x0, y0, x1, y1 = box
+    return (
+        slice(max(0, y0 - by), min(shape[0], y1 + by)),
+        slice(max(0, x0 - by), min(shape[1], x1 + by)),
+    )
+
+
+def _stray_stroke(
+    rng: np.random.Generator, template: FormTemplate
+) -> tuple[list[list[Point]], set[str]] | None:
+    """A stroke from inside one field to inside another, clear of every other field."""
+    shape = (template.height, template.width)
+    for _ in range(_MAX_STRAY_ATTEMPTS):
+        a, b = rng.choice(len(template.fields), size=2, replace=False)
+        points = []
+        for index in (a, b):
+            left, top, right, bottom = _drawable(template.fields[int(index)].box)
+            points.append((rng.uniform(left, right), rng.uniform(top, bottom)))
+        canvas = Image.new("L", (template.width, template.height), 0)
+        ImageDraw.Draw(canvas).line(points, fill=255, width=3)
+        line = np.asarray(canvas) > 0
+        touched = set()
+        clear = True
+        for form_field in template.fields:
+            core = line[_expanded(form_field.box, RING_INNER_PX, shape)].any()
+            halo = line[_expanded(form_field.box, _STRAY_CLEARANCE, shape)].any()
+            if core:
+                touched.add(form_field.name)
+            elif halo:
+                clear = False
+        if clear:
+            return [points], touched
+    return None
+
+
+def _transform(
+    rng: np.random.Generator, slice_name: str, template: FormTemplate
+) -> tuple[float, float, float]:
+    if slice_name == "adverse_acquisition":
+        return (
+            float(rng.uniform(-3.0, 3.0)),
+            float(rng.uniform(-12, 12)),
+            float(rng.uniform(-12, 12)),
+        )
+    return (0.0, float(rng.integers(-4, 5)), float(rng.integers(-4, 5)))
+
+
+def _forward(
+    theta_deg: float, dx: float, dy: float, template: FormTemplate, x: float, y: float
+) -> Point:
+    c, s = math.cos(math.radians(theta_deg)), math.sin(math.radians(theta_deg))
+    cx, cy = template.width / 2, template.height / 2
+    return (c * (x - cx) - s * (y - cy) + cx + dx, s * (x - cx) + c * (y - cy) + cy + dy)
+
+
+def _image_box(
+    theta: float, dx: float, dy: float, template: FormTemplate, box: tuple[int, int, int, int]
+) -> list[int]:
+    x0, y0, x1, y1 = box
+    corners = [
+        _forward(theta, dx, dy, template, x, y) for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))
+    ]
+    xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+    return [
+        _clip(min(xs), template.width),
+        _clip(min(ys), template.height),
+        _clip(max(xs), template.width),
+        _clip(max(ys), template.height),
+    ]
+
+
+def _clip(value: float, limit: int) -> int:
+    return min(max(round(value), 0), limit)
+
+
+def generate_form_grounding(
+    seed: int, slice: str, *, template: FormTemplate = DEFAULT_TEMPLATE
+) -> GeneratedSource:
+    """Render one synthetic form PNG and the truth of every field."""
+    slice_name = check_slice(slice)
+    if type(seed) is not int or seed < 0:
+        raise ValueError("seed must be a non-negative integer")
+    if type(template) is not FormTemplate:
+        raise TypeError("template must be a FormTemplate")
+    rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name]])
+    paper = int(rng.integers(240, 253))
+    ink = int(rng.integers(10, 45))
+    page = Image.new("L", (template.width, template.height), paper)
+    draw = ImageDraw.Draw(page)
+    _draw_page(template, draw, ink)
+
+    states: dict[str, str] = {}
+    ambiguous: set[str] = set()
+    if slice_name == "ambiguity_conflict":
+        count = int(rng.integers(1, 4))
+        ambiguous = {
+            template.fields[int(i)].name
+            for i in rng.choice(len(template.fields), count, replace=False)
+        }
+    for form_field in template.fields:
+        if form_field.name in ambiguous:
+            states[form_field.name] = "ambiguous"
+            if rng.random() < 0.5:
+                _draw_strokes(draw, _short_mark(rng, form_field.box, form_field.kind), ink, 3)
+            else:
+                faint = round(paper - rng.uniform(0.25, 0.38) * (paper - ink))
+                strokes = (
+                    _check_stroke(rng, form_field.box)
+                    if form_field.kind == "checkbox"
+                    else _handwriting(rng, form_field.box)
+                )
+                _draw_strokes(draw, strokes, faint, 3)
+            continue
+        if form_field.kind == "checkbox":
+            marked = rng.random() < 0.5
+            states[form_field.name] = "checked" if marked else "empty"
+            if marked:
+                _draw_strokes(draw, _check_stroke(rng, form_field.box), ink, 3)
+        else:
+            marked = rng.random() < 0.6
+            states[form_field.name] = "filled" if marked else "empty"
+            if marked and rng.random() < 0.5:
+                _draw_strokes(draw, _handwriting(rng, form_field.box), ink, int(rng.integers(2, 4)))
+            elif marked:
+                _write_words(rng, draw, form_field.box, ink)
+    if slice_name == "ambiguity_conflict" and rng.random() < 0.6:
+        stray = _stray_stroke(rng, template)
+        if stray is not None:
+            strokes, touched = stray
+            _draw_strokes(draw, strokes, ink, 3)
+            for name in touched:
+                states[name] = "ambiguous"
+
+    theta, dx, dy = _transform(rng, slice_name, template)
+    c, s = math.cos(math.radians(theta)), math.sin(math.radians(theta))
+    cx, cy = template.width / 2, template.height / 2
+    # Pillow wants the inverse map (output pixel -> input pixel), pixel-edge coordinates.
+    inverse = (
+        c,
+        s,
+        cx - c * (cx + dx) - s * (cy + dy),
+        -s,
+        c,
+        cy + s * (cx + dx) - c * (cy + dy),
+    )
+    page = page.transform(
+        page.size,
+        Image.Transform.AFFINE,
+        inverse,
+        resample=Image.Resampling.BILINEAR,
+        fillcolor=paper,
+    )
+    if slice_name == "adverse_acquisition":
+        page = page.filter(ImageFilter.GaussianBlur(radius=float(rng.uniform(0.3, 1.2))))
+        noisy = np.asarray(page, dtype=np.float64) + rng.normal(
+            0.0, rng.uniform(1.0, 4.0), page.size[::-1]
+        )
+        page = Image.fromarray(np.clip(np.rint(noisy), 0, 255).astype(np.uint8))
+        jpeg = io.BytesIO()
+        page.save(jpeg, format="JPEG", quality=int(rng.integers(50, 86)))
+        page = Image.open(io.BytesIO(jpeg.getvalue()))
+        page.load()
+    out = io.BytesIO()
+    page.save(out, format="PNG")
+    truth: dict[str, Any] = {
+        "template": template.name,
+        "transform": {"rotation_deg": round(theta, 6), "dx": round(dx, 6), "dy": round(dy, 6)},
+        "fields": {
+            form_field.name: {
+                "state": states[form_field.name],
+                "box": _image_box(theta, dx, dy, template, form_field.box),
+            }
+            for form_field in template.fields
+        },
+    }
+    return GeneratedSource(
+        asset=out.getvalue(), media_type="image/png", slice=slice_name, truth=truth
+    )
