@@ -38,6 +38,7 @@ from .errors import (
     AdjudicatorWasReviewer,
     DuplicateAdjudication,
     DuplicateReviewer,
+    LimitExceeded,
     MissingRatings,
     ReviewCountRefused,
     StaleConflict,
@@ -211,7 +212,7 @@ def _checked_reviews(
         raise TypeError("reviews must be a collection of CompletedReview values")
     try:
         review_list = materialise(reviews, MAX_REVIEWS, ReviewCountRefused.message)
-    except ValueError:
+    except LimitExceeded:
         raise ReviewCountRefused() from None
     if len(review_list) < MIN_REVIEWS:
         raise ReviewCountRefused()
