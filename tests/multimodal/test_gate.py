@@ -106,7 +106,9 @@ def test_safety_failure_blocks(tmp_path: Path, key_env: GateSettings) -> None:
         "safety",
         1,
     )
-    assert "privacy" not in verdict.failure_text() or "safety" in verdict.failure_text()
+    text = verdict.failure_text()
+    assert text.startswith("openmed pack gate: blocked (safety)")
+    assert "sha256" not in text and "cand-" not in text
 
 
 def test_disagreement_holds_and_adjudication_releases(
