@@ -22,10 +22,13 @@ wander (0.02–0.12 mV peak to peak); R amplitudes follow a slow respiratory
 modulation and RR intervals a ±2 % sinus arrhythmia.  No R peak lies within
 120 ms of either end of the recording.
 
-Artefacts (``adverse_acquisition`` at 1.4–3 × the flag level documented by
-``components.ecg_quality``, ``ambiguity_conflict`` inside its borderline band)
-are injected per lead, and their severity is recorded in the unit the quality
-component documents:
+Artefacts are injected per lead: ``adverse_acquisition`` draws one to three
+kinds on one to three leads each, at 1.4–4 × the flag level documented by
+``components.ecg_quality`` (flatlines over 15–60 % of the recording or the
+whole lead), and a flat lead carries nothing else; ``ambiguity_conflict``
+draws one kind on one or two leads inside its borderline band.  The realised
+severity is recorded in the unit the quality component documents (clipping
+moves in steps, so a draw whose realised severity leaves its range is redrawn):
 
 =====================  ==========================================================
 ``noise``              RMS (mV) of added white Gaussian noise
@@ -272,8 +275,10 @@ def _rail_fraction(lead: NDArray[np.float64], rail: float, fs: float) -> float:
 
 
 def _clip(lead: NDArray[np.float64], target: float, fs: float) -> tuple[NDArray[np.float64], float]:
-    """Clip the lead's dominant side at the shallowest rail giving ``target`` rail fraction.
+    """Clip the lead's dominant side at the rail whose rail fraction is nearest ``target``.
 
+    The fraction grows in steps as the rail is lowered (a run counts from
+    10 ms on), so the two rails either side of the target are compared.
     Works at the carrier's 0.1 µV resolution, so that rounding the result for
     the JSON carrier cannot merge further samples into the rail.
     """
@@ -286,8 +291,10 @@ def _clip(lead: NDArray[np.float64], target: float, fs: float) -> tuple[NDArray[
             low = middle
         else:
             high = middle
-    clipped = np.minimum(oriented, low)
-    return sign * clipped, _rail_fraction(clipped, low, fs)
+    sides = [(abs(_rail_fraction(np.minimum(oriented, r), r, fs) - target), r) for r in (low, high)]
+    rail = min(sides)[1]
+    clipped = np.minimum(oriented, rail)
+    return sign * clipped, _rail_fraction(clipped, rail, fs)
 
 
 def _wander(rng: np.random.Generator, t: NDArray[np.float64], peak_to_peak: float) -> Any:
@@ -375,11 +382,22 @@ def _draw_artefacts(
                 severity = 1.0 if rng.random() < 0.3 else rng.uniform(0.15, 0.6)
                 flat.add(lead)
             elif kind == "clipping":
-                severity = flag * rng.uniform(1.5, 4.0)
+                severity = flag * rng.uniform(1.6, 4.0)
             else:
                 severity = flag * rng.uniform(1.4, 3.0)
             artefacts.append(Artefact(kind, lead, severity))
     return artefacts
+
+
+def _in_slice(slice_name: str, record: Mapping[str, Any]) -> bool:
+    """Whether a realised artefact lies where its slice promises."""
+    from pytest_openmed.components.ecg_quality import CONFIG_A
+
+    low, high = CONFIG_A.band(record["kind"])
+    severity = record["severity"]
+    if slice_name == "ambiguity_conflict":
+        return bool(low <= severity < high)
+    return bool(record["kind"] == "flatline" or severity >= 1.4 * high)
 
 
 def _pick_leads(
@@ -443,10 +461,19 @@ def synthesise_ecg(
     for row in range(len(_LEADS)):
         leads[row] += rng.normal(0.0, rng.uniform(0.004, 0.010), n)
         leads[row] += _wander(rng, t, rng.uniform(0.02, 0.12))
-    if artefacts is None:
-        artefacts = _draw_artefacts(rng, slice_name, focus_lead)
-    planned = list(artefacts)
-    realised = _inject(rng, leads, fs, planned)
+    if artefacts is not None:
+        realised = _inject(rng, leads, fs, list(artefacts))
+    else:
+        # Clipping severities move in steps: redraw until every realised severity
+        # lies where the slice promises (above 1.4 × the flag level, or in the band).
+        clean = leads
+        for _ in range(50):
+            leads = clean.copy()
+            realised = _inject(rng, leads, fs, _draw_artefacts(rng, slice_name, focus_lead))
+            if all(_in_slice(slice_name, record) for record in realised):
+                break
+        else:  # pragma: no cover - never observed; the draw is far from the limits
+            raise RuntimeError("could not realise the slice's artefact severities")
     leads = np.round(leads, 4)  # the JSON carrier's resolution (0.1 µV)
     return SyntheticECG(
         sampling_rate_hz=fs,

@@ -1,0 +1,281 @@
+"""The synthetic 12-lead ECG generator: exact truth, realistic lead relations, seeded bytes."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from pytest_openmed.components.ecg_quality import CONFIG_A
+from pytest_openmed.development.sources import SLICES
+from pytest_openmed.development.sources.ecg import (
+    ARTEFACT_KINDS,
+    DICOM_MEDIA_TYPE,
+    JSON_MEDIA_TYPE,
+    Artefact,
+    SyntheticECG,
+    _add_hann,
+    _add_t_wave,
+    generate_ecg_intervals,
+    generate_ecg_quality,
+    synthesise_ecg,
+    waveform_dicom,
+    waveform_json,
+)
+
+LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
+
+
+@pytest.fixture(scope="module")
+def adverse() -> list[SyntheticECG]:
+    return [synthesise_ecg(seed, "adverse_acquisition") for seed in range(30)]
+
+
+@pytest.fixture(scope="module")
+def ambiguous() -> list[SyntheticECG]:
+    return [synthesise_ecg(seed, "ambiguity_conflict") for seed in range(30)]
+
+
+def _dataset(asset: bytes) -> Any:
+    import pydicom
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the writer must produce a clean object
+        return pydicom.dcmread(io.BytesIO(asset))
+
+
+# -- determinism ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("slice_name", SLICES)
+def test_same_seed_gives_identical_bytes_and_truth(slice_name: str) -> None:
+    for carrier in ("json", "dicom"):
+        first = generate_ecg_quality(4, slice_name, carrier=carrier)
+        second = generate_ecg_quality(4, slice_name, carrier=carrier)
+        assert first.asset == second.asset
+        assert dict(first.truth) == dict(second.truth)
+        assert generate_ecg_quality(5, slice_name, carrier=carrier).asset != first.asset
+    assert first.media_type == DICOM_MEDIA_TYPE and first.slice == slice_name
+    assert generate_ecg_quality(4, slice_name).media_type == JSON_MEDIA_TYPE
+
+
+def test_truth_is_json_able_and_repr_shows_no_values() -> None:
+    source = generate_ecg_intervals(6, "adverse_acquisition")
+    json.dumps(dict(source.truth), allow_nan=False)
+    recording = synthesise_ecg(6, "nominal")
+    assert "0." not in repr(recording)
+
+
+# -- beat truth ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rate", [40.0, 75.0, 120.0, 180.0])
+def test_beat_truth_is_consistent(rate: float) -> None:
+    recording = synthesise_ecg(12, "nominal", heart_rate_bpm=rate)
+    truth = recording.truth
+    fs = truth["sampling_rate_hz"]
+    peaks = truth["r_peaks"]
+    assert peaks == sorted(peaks)
+    assert peaks[0] >= 0.12 * fs and peaks[-1] <= truth["n_samples"] - 0.12 * fs
+    assert abs(truth["heart_rate_bpm"] - rate) <= 0.03 * rate
+    assert abs(truth["heart_rate_bpm"] - 60000.0 / np.mean(truth["rr_ms"])) < 0.01
+    assert np.allclose(np.diff(peaks) * 1000.0 / fs, truth["rr_ms"], atol=2000.0 / fs)
+    beats = truth["beats"]
+    assert [b["r_peak"] for b in beats] == peaks
+    for beat in beats:
+        assert beat["p_onset"] < beat["qrs_onset"] < beat["r_peak"] < beat["qrs_offset"]
+        assert beat["qrs_offset"] < beat["t_offset"]
+        ms = 1000.0 / fs
+        assert (beat["qrs_onset"] - beat["p_onset"]) * ms == pytest.approx(truth["pr_ms"], abs=0.01)
+        assert (beat["qrs_offset"] - beat["qrs_onset"]) * ms == pytest.approx(
+            truth["qrs_ms"], abs=0.01
+        )
+        assert (beat["t_offset"] - beat["qrs_onset"]) * ms == pytest.approx(truth["qt_ms"], abs=0.01)
+    for before, after in itertools.pairwise(beats):
+        assert after["p_onset"] - before["t_offset"] >= 0.025 * fs - 1e-6  # a TP segment
+    assert 90.0 <= truth["pr_ms"] <= 180.0
+    assert 80.0 <= truth["qrs_ms"] <= 100.0
+    assert 150.0 <= truth["qt_ms"] <= 530.0
+
+
+def test_waves_have_exact_compact_support() -> None:
+    fs = 500.0
+    pulse = np.zeros(200)
+    _add_hann(pulse, fs, 0.1003, 0.08, 1.0)
+    inside = np.flatnonzero(pulse)
+    assert inside[0] == np.ceil(0.1003 * fs) and inside[-1] == np.floor(0.1803 * fs)
+    assert pulse.max() == pytest.approx(1.0, abs=1e-3)
+    wave = np.zeros(400)
+    _add_t_wave(wave, fs, 0.2, 0.3, 0.5)
+    inside = np.flatnonzero(wave)
+    assert inside[0] == 0.2 * fs + 1 and inside[-1] <= 0.5 * fs  # zero at the onset itself
+    assert np.argmax(wave) == round(0.38 * fs)  # the peak at 60 % of the T wave
+
+
+def test_limb_leads_obey_einthoven_and_goldberger() -> None:
+    recording = synthesise_ecg(13, "nominal", heart_rate_bpm=70.0)
+    lead = dict(zip(LEADS, recording.samples, strict=True))
+    from scipy import signal
+
+    sos = signal.butter(2, 1.0, btype="highpass", fs=500.0, output="sos")
+
+    def residual(values: Any) -> float:  # wander and noise are per lead; the ECG is not
+        return float(np.sqrt(np.mean(signal.sosfiltfilt(sos, values) ** 2)))
+
+    assert residual(lead["III"] - (lead["II"] - lead["I"])) < 0.03
+    assert residual(lead["aVR"] + (lead["I"] + lead["II"]) / 2) < 0.03
+    assert residual(lead["aVF"] - (lead["II"] - lead["I"] / 2)) < 0.03
+    assert np.ptp(lead["II"]) > 0.8  # a real QRS, far above those residuals
+
+
+# -- artefacts --------------------------------------------------------------------------
+
+
+def test_nominal_recordings_have_no_artefact() -> None:
+    truth = synthesise_ecg(14, "nominal").truth
+    assert truth["artefacts"] == [] and truth["flagged_leads"] == {}
+
+
+def test_adverse_artefacts_lie_above_the_flag_level(adverse: list[SyntheticECG]) -> None:
+    seen = set()
+    for recording in adverse:
+        artefacts = recording.truth["artefacts"]
+        assert artefacts
+        flat = {a["lead"] for a in artefacts if a["kind"] == "flatline"}
+        for artefact in artefacts:
+            seen.add(artefact["kind"])
+            assert artefact["severity"] >= 1.4 * CONFIG_A.band(artefact["kind"])[1] or (
+                artefact["kind"] == "flatline" and artefact["severity"] >= 0.15
+            )
+            if artefact["kind"] != "flatline":
+                assert artefact["lead"] not in flat  # a flat lead carries nothing else
+    assert seen == set(ARTEFACT_KINDS)
+
+
+def test_ambiguous_artefacts_lie_inside_the_borderline_band(
+    ambiguous: list[SyntheticECG],
+) -> None:
+    for recording in ambiguous:
+        artefacts = recording.truth["artefacts"]
+        assert 1 <= len(artefacts) <= 2 and len({a["kind"] for a in artefacts}) == 1
+        for artefact in artefacts:
+            low, high = CONFIG_A.band(artefact["kind"])
+            assert low <= artefact["severity"] < high
+        assert not recording.truth["flagged_leads"]
+
+
+def test_recorded_severities_match_the_samples(adverse: list[SyntheticECG]) -> None:
+    fs = 500.0
+    for recording in adverse:
+        lead = dict(zip(LEADS, recording.samples, strict=True))
+        for artefact in recording.truth["artefacts"]:
+            values = lead[artefact["lead"]]
+            if artefact["kind"] == "flatline":
+                start, stop = artefact["span"]
+                assert np.ptp(values[start:stop]) == 0.0
+                assert (stop - start) / values.shape[0] == pytest.approx(artefact["severity"])
+            elif artefact["kind"] == "clipping":
+                fractions = []
+                for rail in (values.max(), values.min()):
+                    held = np.concatenate(([0], (values == rail).astype(int), [0]))
+                    edges = np.flatnonzero(np.diff(held))
+                    runs = edges[1::2] - edges[::2]
+                    fractions.append(runs[runs >= 0.010 * fs].sum() / values.shape[0])
+                assert max(fractions) == pytest.approx(artefact["severity"], abs=1e-6)
+            elif artefact["kind"] == "mains_interference":
+                spectrum = np.abs(np.fft.rfft(values)) * 2.0 / values.shape[0]
+                freqs = np.fft.rfftfreq(values.shape[0], 1.0 / fs)
+                line = spectrum[(freqs == 50.0) | (freqs == 60.0)].max()
+                assert line == pytest.approx(artefact["severity"], rel=0.15)
+
+
+def test_explicit_artefacts_and_focus_lead() -> None:
+    artefacts = [Artefact("noise", "V3", 0.2)]
+    truth = synthesise_ecg(15, "adverse_acquisition", artefacts=artefacts).truth
+    assert truth["artefacts"] == [{"kind": "noise", "lead": "V3", "severity": 0.2}]
+    assert truth["flagged_leads"] == {"V3": ["noise"]}
+    for seed in range(6):
+        for slice_name in ("adverse_acquisition", "ambiguity_conflict"):
+            truth = generate_ecg_intervals(seed, slice_name).truth
+            assert any(a["lead"] == "II" for a in truth["artefacts"])
+
+
+@pytest.mark.parametrize(
+    ("kind", "lead", "severity"),
+    [("tremor", "II", 0.1), ("noise", "V7", 0.1), ("noise", "II", 0.0),
+     ("noise", "II", float("nan")), ("clipping", "II", 2.0)],
+)
+def test_invalid_artefacts_are_refused(kind: str, lead: str, severity: float) -> None:
+    with pytest.raises(ValueError):
+        Artefact(kind, lead, severity)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"slice_name": "everything"},
+        {"seed": -1},
+        {"heart_rate_bpm": 250.0},
+        {"sampling_rate_hz": 50.0},
+        {"duration_s": 2.0},
+    ],
+)
+def test_invalid_generator_arguments_are_refused(arguments: dict[str, Any]) -> None:
+    call: dict[str, Any] = {"seed": 1, "slice_name": "nominal", **arguments}
+    with pytest.raises(ValueError):
+        synthesise_ecg(call.pop("seed"), call.pop("slice_name"), **call)
+
+
+def test_unknown_carrier_is_refused() -> None:
+    with pytest.raises(ValueError):
+        generate_ecg_quality(1, "nominal", carrier="scp")
+
+
+# -- carriers --------------------------------------------------------------------------------
+
+
+def test_json_carrier_holds_the_samples_at_0_1_microvolt() -> None:
+    recording = synthesise_ecg(16, "nominal", duration_s=5.0)
+    document = json.loads(waveform_json(recording))
+    assert document["format"] == "openmed.waveform.v1" and document["units"] == "mV"
+    assert document["sampling_rate_hz"] == 500
+    assert [lead["name"] for lead in document["leads"]] == list(LEADS)
+    np.testing.assert_array_equal(np.array([lead["samples"] for lead in document["leads"]]),
+                                  recording.samples)
+    micro = json.loads(waveform_json(recording, units="uV"))
+    np.testing.assert_allclose(np.array([lead["samples"] for lead in micro["leads"]]) / 1000.0,
+                               recording.samples, atol=1e-9)
+    with pytest.raises(ValueError):
+        waveform_json(recording, units="V")
+
+
+def test_dicom_carrier_is_a_synthetic_twelve_lead_ecg() -> None:
+    recording = synthesise_ecg(17, "nominal", duration_s=5.0)
+    dataset = _dataset(waveform_dicom(recording, seed=17))
+    assert dataset.SOPClassUID == "1.2.840.10008.5.1.4.1.1.9.1.1"
+    assert dataset.file_meta.TransferSyntaxUID == "1.2.840.10008.1.2.1"
+    assert str(dataset.PatientName) == "SYNTHETIC^ECG" and dataset.PatientID == "SYN-000017"
+    assert dataset.SOPInstanceUID == _dataset(waveform_dicom(recording, seed=17)).SOPInstanceUID
+    group = dataset.WaveformSequence[0]
+    assert group.NumberOfWaveformChannels == 12 and float(group.SamplingFrequency) == 500.0
+    meanings = [c.ChannelSourceSequence[0].CodeMeaning for c in group.ChannelDefinitionSequence]
+    assert meanings == [f"Lead {name}" for name in LEADS]
+    values = dataset.waveform_array(0).T / 1000.0  # microvolts to millivolts
+    np.testing.assert_allclose(values, recording.samples, atol=0.0005 + 1e-12)
+    other = _dataset(waveform_dicom(recording, seed=18))
+    assert other.SOPInstanceUID != dataset.SOPInstanceUID
+
+
+def test_dicom_writer_refuses_what_16_bits_cannot_hold() -> None:
+    recording = synthesise_ecg(19, "nominal", duration_s=5.0)
+    with pytest.raises(ValueError):
+        waveform_dicom(recording, seed=19, sensitivity=0.01)
+    with pytest.raises(ValueError):
+        waveform_dicom(recording, seed=19, units="V")
+    general = synthesise_ecg(19, "nominal", duration_s=5.0, sampling_rate_hz=2000.0)
+    assert _dataset(waveform_dicom(general, seed=19)).SOPClassUID.endswith(".9.1.2")
