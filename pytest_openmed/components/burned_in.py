@@ -217,13 +217,21 @@ def _decode_png(asset: bytes) -> _Decoded:
 
 
 def _annotation(dataset: Any) -> str | None:
-    element = dataset.get((0x0028, 0x0301))
-    if element is None or element.value is None or element.value == "":
+    """The Burned In Annotation value, compared on its raw bytes.
+
+    Reading the raw element avoids pydicom's value conversion, which warns and
+    logs an invalid value verbatim; the value itself is never returned.
+    """
+    element = dataset.get_item((0x0028, 0x0301))
+    if element is None:
         return None
     value = element.value
-    if isinstance(value, str) and value.strip() in ("YES", "NO"):
-        return value.strip()
-    return "INVALID"
+    if isinstance(value, str):
+        value = value.encode("ascii", "replace")
+    if value is None or not isinstance(value, bytes) or not value.strip(b" \0"):
+        return None
+    token = value.strip(b" \0")
+    return token.decode("ascii") if token in (b"YES", b"NO") else "INVALID"
 
 
 def _overlay_planes(dataset: Any) -> int:
@@ -277,12 +285,16 @@ def _decode(asset: bytes) -> _Decoded:
     is_dicom = len(asset) >= 132 and asset[128:132] == b"DICM"
     if not is_dicom and not asset.startswith(_PNG_SIGNATURE):
         raise UnsupportedAsset("the burned-in component reads native DICOM or grey PNG only")
+    from PIL import Image
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return _decode_dicom(asset) if is_dicom else _decode_png(asset)
     except _Refused as refused:
         raise refused.error from None
+    except Image.DecompressionBombError:
+        raise AssetTooLarge("image dimensions exceed the component limit") from None
     except Exception:
         raise CorruptAsset("the image could not be decoded") from None
 
@@ -292,7 +304,7 @@ def _decode(asset: bytes) -> _Decoded:
 
 def _normalised(decoded: _Decoded) -> FloatImage:
     image = decoded.pixels.astype(np.float64)
-    low, high = np.percentile(image, (0.5, 99.9))
+    low, high = np.percentile(image, (0.1, 99.9))
     if high <= low:
         return np.zeros_like(image)
     scaled: FloatImage = np.clip((image - low) / (high - low), 0.0, 1.0)

@@ -371,6 +371,8 @@ def _decode_png(asset: bytes) -> GreyImage:
                 grey = np.array(image.convert("L"), dtype=np.uint8)
     except _Refused as refused:
         raise refused.error from None
+    except Image.DecompressionBombError:
+        raise AssetTooLarge("image dimensions exceed the component limit") from None
     except Exception:
         raise CorruptAsset("the PNG image could not be decoded") from None
     if grey.shape != (height, width):

@@ -32,7 +32,7 @@ unset; decode with :func:`identifier_masks`), plus ``shape``, ``carrier``,
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,9 @@ from pytest_openmed.development.sources import GeneratedSource, check_slice
 __all__ = [
     "CARRIERS",
     "GLYPH_COVERAGE",
+    "MISS_FRACTION",
     "generate_burned_in_identifier_coverage",
+    "identifier_coverage",
     "identifier_masks",
 ]
 
@@ -55,6 +57,10 @@ CARRIERS = ("dicom16", "dicom8", "png8", "png16")
 #: A pixel belongs to an identifier when its glyph coverage (antialiasing alpha) is at least this.
 GLYPH_COVERAGE = 0.3
 
+#: Scoring: an identifier is *missed* when less than this share of its pixels is masked
+#: (the same figure as the nominal coverage target).
+MISS_FRACTION = 0.95
+
 _SLICE_INDEX = {"nominal": 0, "adverse_acquisition": 1, "ambiguity_conflict": 2}
 _UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 _DIGITS = "0123456789"
@@ -62,6 +68,8 @@ _SECONDARY_CAPTURE = "1.2.840.10008.5.1.4.1.1.7"
 _DISTRACTOR_CLEARANCE = 10
 #: Largest background spread (max - min, display range) under a text block.
 _MAX_BACKGROUND_SPREAD = 0.15
+#: Attempts per wanted identifier (each with a fresh token, size and contrast).
+_PLACEMENT_ROUNDS = 4
 #: Text plus background stays this far inside the display range.
 _HEADROOM = 0.03
 
@@ -151,7 +159,9 @@ def _place(
         if high - low > _MAX_BACKGROUND_SPREAD:
             continue
         for signed in (contrast, -contrast):
-            if _HEADROOM <= low + min(signed, 0.0) and high + max(signed, 0.0) <= 1.0 - _HEADROOM:
+            if (signed > 0 and high + signed <= 1.0 - _HEADROOM) or (
+                signed < 0 and low + signed >= _HEADROOM
+            ):
                 return (x, y, signed)
     return None
 
@@ -189,6 +199,15 @@ def identifier_masks(truth: Mapping[str, Any]) -> list[BoolImage]:
         full[y0:y1, x0:x1] = values.reshape(y1 - y0, x1 - x0)
         masks.append(full)
     return masks
+
+
+def identifier_coverage(truth: Mapping[str, Any], regions: Sequence[Sequence[int]]) -> list[float]:
+    """Share of each identifier's pixels inside the union of ``regions`` ([x0, y0, x1, y1])."""
+    height, width = truth["shape"]
+    masked = np.zeros((height, width), dtype=bool)
+    for x0, y0, x1, y1 in regions:
+        masked[y0:y1, x0:x1] = True
+    return [float((mask & masked).sum() / mask.sum()) for mask in identifier_masks(truth)]
 
 
 def _distractors(rng: np.random.Generator, image: FloatImage, taken: BoolImage) -> None:
@@ -308,7 +327,9 @@ def generate_burned_in_identifier_coverage(
     without_text = ambiguous and rng.random() < 0.25
     count = 0 if without_text else int(rng.integers(1, 5))
     identifiers: list[dict[str, Any]] = []
-    for _ in range(count):
+    for _ in range(_PLACEMENT_ROUNDS * count):  # a block that does not fit is redrawn
+        if len(identifiers) == count:
+            break
         font_px = int(rng.integers(9, 16)) if adverse else int(rng.integers(11, 23))
         alpha = _glyph_alpha(_token(rng), font_px)
         if adverse:

@@ -232,14 +232,26 @@ def _clip(value: float, limit: int) -> int:
 
 
 def generate_form_grounding(
-    seed: int, slice: str, *, template: FormTemplate = DEFAULT_TEMPLATE
+    seed: int,
+    slice: str,
+    *,
+    template: FormTemplate = DEFAULT_TEMPLATE,
+    rotation_deg: float | None = None,
 ) -> GeneratedSource:
-    """Render one synthetic form PNG and the truth of every field."""
+    """Render one synthetic form PNG and the truth of every field.
+
+    ``rotation_deg`` overrides the slice's rotation (for probing registration
+    limits); offsets, degradations and marks still follow the slice.
+    """
     slice_name = check_slice(slice)
     if type(seed) is not int or seed < 0:
         raise ValueError("seed must be a non-negative integer")
     if type(template) is not FormTemplate:
         raise TypeError("template must be a FormTemplate")
+    if rotation_deg is not None and (
+        type(rotation_deg) is not float or not -45.0 <= rotation_deg <= 45.0
+    ):
+        raise ValueError("rotation_deg must be a float between -45 and 45")
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name]])
     paper = int(rng.integers(240, 253))
     ink = int(rng.integers(10, 45))
@@ -290,6 +302,8 @@ def generate_form_grounding(
                 states[name] = "ambiguous"
 
     theta, dx, dy = _transform(rng, slice_name, template)
+    if rotation_deg is not None:
+        theta = rotation_deg
     c, s = math.cos(math.radians(theta)), math.sin(math.radians(theta))
     cx, cy = template.width / 2, template.height / 2
     # Pillow wants the inverse map (output pixel -> input pixel), pixel-edge coordinates.
