@@ -31,6 +31,7 @@ unset; decode with :func:`identifier_masks`), plus ``shape``, ``carrier``,
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -251,28 +252,35 @@ def _encode_dicom(
     values: NDArray[np.integer[Any]],
     seed: int,
     slice_name: str,
+    carrier: str,
     attribute: str | None,
     overlays: int,
     rng: np.random.Generator,
 ) -> bytes:
     from pydicom.dataset import Dataset, FileMetaDataset
-    from pydicom.uid import UID, ExplicitVRLittleEndian, generate_uid
+    from pydicom.uid import UID, ExplicitVRLittleEndian
 
-    entropy = ["pytest-openmed", "burned_in", str(seed), slice_name]
-    sop_instance = generate_uid(prefix=None, entropy_srcs=[*entropy, "sop"])
+    def uid(*parts: str) -> UID:
+        # A UUID-derived OID (2.25.<128-bit int>) fixed by the seed, never random.
+        text = "\x00".join(("pytest-openmed", "burned_in", str(seed), slice_name, carrier, *parts))
+        return UID("2.25." + str(int(hashlib.sha256(text.encode("ascii")).hexdigest()[:32], 16)))
+
+    sop_instance = uid("sop")
     meta = FileMetaDataset()
     meta.MediaStorageSOPClassUID = UID(_SECONDARY_CAPTURE)
     meta.MediaStorageSOPInstanceUID = sop_instance
     meta.TransferSyntaxUID = ExplicitVRLittleEndian
-    meta.ImplementationClassUID = generate_uid(prefix=None, entropy_srcs=["pytest-openmed", "impl"])
+    meta.ImplementationClassUID = UID(
+        "2.25." + str(int(hashlib.sha256(b"pytest-openmed").hexdigest()[:32], 16))
+    )
     meta.ImplementationVersionName = "OPENMED_SYN_1"
     ds = Dataset()
     ds.file_meta = meta
     ds.preamble = b"\0" * 128
     ds.SOPClassUID = UID(_SECONDARY_CAPTURE)
     ds.SOPInstanceUID = sop_instance
-    ds.StudyInstanceUID = generate_uid(prefix=None, entropy_srcs=[*entropy, "study"])
-    ds.SeriesInstanceUID = generate_uid(prefix=None, entropy_srcs=[*entropy, "series"])
+    ds.StudyInstanceUID = uid("study")
+    ds.SeriesInstanceUID = uid("series")
     ds.Modality = "OT"
     ds.PatientName = "SYNTHETIC^PHANTOM"
     ds.PatientID = "ZZ-SYNTHETIC"
@@ -377,7 +385,7 @@ def generate_burned_in_identifier_coverage(
     else:
         values = np.rint(image * 255).astype(np.uint8)
     if carrier.startswith("dicom"):
-        asset = _encode_dicom(values, seed, slice_name, attribute, overlays, rng)
+        asset = _encode_dicom(values, seed, slice_name, carrier, attribute, overlays, rng)
         media_type = "application/dicom"
     else:
         asset = _encode_png(values)

@@ -1,0 +1,112 @@
+"""The synthetic form generator: format, determinism and the truth it promises."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from pytest_openmed._canonical import canonical_json
+from pytest_openmed.components.forms import DEFAULT_TEMPLATE, INTERIOR_INSET_PX
+from pytest_openmed.development.sources import SLICES, GeneratedSource
+from pytest_openmed.development.sources.forms import TRUTH_STATES, generate_form_grounding
+
+
+@pytest.fixture(scope="module")
+def sources() -> dict[str, GeneratedSource]:
+    return {name: generate_form_grounding(5, name) for name in SLICES}
+
+
+def _grey(source: GeneratedSource) -> np.ndarray[Any, Any]:
+    with Image.open(io.BytesIO(source.asset)) as image:
+        assert image.format == "PNG" and image.mode == "L"
+        assert image.size == (DEFAULT_TEMPLATE.width, DEFAULT_TEMPLATE.height)
+        return np.asarray(image)
+
+
+def test_asset_is_a_grey_png_of_the_template_page(sources: dict[str, GeneratedSource]) -> None:
+    for name, source in sources.items():
+        assert source.media_type == "image/png" and source.slice == name
+        _grey(source)
+        assert set(source.truth["fields"]) == {f.name for f in DEFAULT_TEMPLATE.fields}
+        assert source.truth["template"] == DEFAULT_TEMPLATE.name
+        canonical_json(dict(source.truth))  # JSON-able
+
+
+def test_same_arguments_give_identical_bytes_and_others_differ(
+    sources: dict[str, GeneratedSource],
+) -> None:
+    again = generate_form_grounding(5, "adverse_acquisition")
+    assert again.asset == sources["adverse_acquisition"].asset
+    assert dict(again.truth) == dict(sources["adverse_acquisition"].truth)
+    assert generate_form_grounding(6, "adverse_acquisition").asset != again.asset
+    assert sources["nominal"].asset != sources["ambiguity_conflict"].asset
+
+
+def test_nominal_truth_boxes_sit_on_the_printed_outlines(
+    sources: dict[str, GeneratedSource],
+) -> None:
+    grey = _grey(sources["nominal"])
+    paper = float(np.median(grey))
+    for name, truth in sources["nominal"].truth["fields"].items():
+        x0, y0, x1, y1 = truth["box"]
+        assert grey[y0, x0 + 3 : x1 - 3].mean() < paper - 100  # top outline row is ink
+        assert grey[y1 - 1, x0 + 3 : x1 - 3].mean() < paper - 100  # so is the bottom one
+        assert grey[y0 - 3, x0:x1].mean() > paper - 10  # and just outside is paper
+        inset = INTERIOR_INSET_PX
+        interior = grey[y0 + inset : y1 - inset, x0 + inset : x1 - inset]
+        inked = int((interior < paper - 100).sum())
+        assert (inked == 0) == (truth["state"] == "empty"), name
+
+
+def test_adverse_pages_are_rotated_and_degraded(sources: dict[str, GeneratedSource]) -> None:
+    transform = sources["adverse_acquisition"].truth["transform"]
+    assert abs(transform["rotation_deg"]) <= 3.0
+    assert max(abs(transform["dx"]), abs(transform["dy"])) <= 12.0
+    grey = _grey(sources["adverse_acquisition"])
+    assert np.unique(grey).size > 100  # blur, noise and JPEG leave many grey levels
+    assert np.unique(_grey(sources["nominal"])).size < np.unique(grey).size
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_every_ambiguity_page_holds_an_ambiguous_field(seed: int) -> None:
+    source = generate_form_grounding(seed, "ambiguity_conflict")
+    states = [truth["state"] for truth in source.truth["fields"].values()]
+    assert set(states) <= set(TRUTH_STATES)
+    assert "ambiguous" in states
+    assert source.truth["transform"]["rotation_deg"] == 0.0
+
+
+def test_rotation_can_be_forced_and_is_validated() -> None:
+    source = generate_form_grounding(2, "nominal", rotation_deg=5.0)
+    assert source.truth["transform"]["rotation_deg"] == 5.0
+    with pytest.raises(ValueError):
+        generate_form_grounding(2, "nominal", rotation_deg=90.0)
+    with pytest.raises(ValueError):
+        generate_form_grounding(2, "nominal", rotation_deg=5)  # an int, not a float
+
+
+def test_a_custom_template_is_rendered() -> None:
+    subset = dataclasses.replace(
+        DEFAULT_TEMPLATE, name="single", fields=DEFAULT_TEMPLATE.fields[6:7]
+    )
+    source = generate_form_grounding(3, "nominal", template=subset)
+    assert set(source.truth["fields"]) == {"reason_for_visit"}
+
+
+@pytest.mark.parametrize(
+    ("seed", "slice_name", "error"),
+    [(-1, "nominal", ValueError), (True, "nominal", ValueError), (0, "edge", ValueError)],
+)
+def test_bad_arguments_are_refused(seed: Any, slice_name: str, error: type[Exception]) -> None:
+    with pytest.raises(error):
+        generate_form_grounding(seed, slice_name)
+    with pytest.raises(TypeError):
+        generate_form_grounding(0, "nominal", template=DEFAULT_TEMPLATE.to_mapping())  # type: ignore[arg-type]
