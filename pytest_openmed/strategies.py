@@ -174,7 +174,9 @@ class ClaimsSample:
         return MappingProxyType({state: tally.get(state, 0) for state in STATES})
 
 
-RELATIONS = ("supports", "contradicts", "unresolved")
+_RELATIONS = ("supports", "contradicts", "unresolved")
+_SUPPORT_FLAGS = ("supports", "supported")
+_CONTRADICT_FLAGS = ("contradicts", "contradicted")
 
 
 def _relation_encodings(relation: str) -> tuple[dict[str, bool | str], ...]:
@@ -186,12 +188,12 @@ def _relation_encodings(relation: str) -> tuple[dict[str, bool | str], ...]:
     }[relation]
     flags: list[dict[str, bool | str]] = []
     if relation == "unresolved":  # neither supports nor contradicts
-        flags = [{yes: False, no: False} for yes in SUPPORT_FLAGS for no in CONTRADICT_FLAGS]
+        flags = [{yes: False, no: False} for yes in _SUPPORT_FLAGS for no in _CONTRADICT_FLAGS]
     else:
         own, other = (
-            (SUPPORT_FLAGS, CONTRADICT_FLAGS)
+            (_SUPPORT_FLAGS, _CONTRADICT_FLAGS)
             if relation == "supports"
-            else (CONTRADICT_FLAGS, SUPPORT_FLAGS)
+            else (_CONTRADICT_FLAGS, _SUPPORT_FLAGS)
         )
         for flag in own:
             flags.append({flag: True})
@@ -204,8 +206,6 @@ def _relation_encodings(relation: str) -> tuple[dict[str, bool | str], ...]:
     )
 
 
-SUPPORT_FLAGS = ("supports", "supported")
-CONTRADICT_FLAGS = ("contradicts", "contradicted")
 _APPROVAL_FIELDS = (("approved",), ("is_approved",), ("approved", "is_approved"))
 #: Per (approved, relation): every agreeing encoding of approval and relation, with or
 #: without an unknown field (ignored by contract).  One draw picks a row's whole shape.
@@ -218,7 +218,7 @@ _ROW_SHAPES: Mapping[tuple[bool, str], tuple[dict[str, Any], ...]] = MappingProx
             for extra in ({}, {"source": "synthetic"})
         )
         for approved in (True, False)
-        for relation in RELATIONS
+        for relation in _RELATIONS
     }
 )
 _UNRESOLVED_DEFECTS = (
@@ -236,10 +236,10 @@ _booleans = st.booleans()
 _row_shapes = {shape: st.sampled_from(shapes) for shape, shapes in _ROW_SHAPES.items()}
 _link_modes = st.sampled_from(_LINK_MODES)
 _defects = st.sampled_from(_UNRESOLVED_DEFECTS)
-_relations = st.sampled_from(RELATIONS)
-_verdict_relations = st.sampled_from(RELATIONS[:2])
+_relations = st.sampled_from(_RELATIONS)
+_verdict_relations = st.sampled_from(_RELATIONS[:2])
 _id_styles = st.sampled_from(("str", "int", "mixed"))
-_counts = tuple(st.integers(min_value=0, max_value=high) for high in range(4))
+_up_to = tuple(st.integers(min_value=0, max_value=high) for high in range(4))  # 0..n
 _one_to_three = st.integers(min_value=1, max_value=3)
 
 _key_leaves = st.one_of(
@@ -330,9 +330,7 @@ class _ClaimBuilder:
         draw = self.draw
         defect = draw(_defects)
         relation = draw(_verdict_relations)
-        good = [
-            self.row(True, relation, self.links(claim_id, key)) for _ in range(draw(_counts[2]))
-        ]
+        good = [self.row(True, relation, self.links(claim_id, key)) for _ in range(draw(_up_to[2]))]
         if defect == "missing":
             bad: list[RecordId] = [f"missing-{claim_id}"]
         elif defect == "unapproved":
@@ -353,7 +351,7 @@ class _ClaimBuilder:
                 wrong = [key]
                 links["claim_key"] = _fingerprint(wrong) if draw(_booleans) else wrong
             bad = [self.row(True, relation, links)]
-        position = draw(_counts[len(good)])  # the defect may sit anywhere among the citations
+        position = draw(_up_to[len(good)])  # the defect may sit anywhere among the citations
         return [*good[:position], *bad, *good[position:]]
 
     def distractor(self, claims: list[dict[str, Any]]) -> None:
@@ -398,7 +396,7 @@ def _claims_samples(
         )
         expected_states[claim_id] = state
         expected_classes[claim_id] = normalise_class(label)
-    for _ in range(draw(_counts[3])):
+    for _ in range(draw(_up_to[3])):
         builder.distractor(claims)
     return ClaimsSample(
         claims=tuple(draw(st.permutations(claims))),
