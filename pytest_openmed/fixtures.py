@@ -19,9 +19,17 @@ from pytest_openmed._run import parse_resamples, parse_seed, run_options_key
 if TYPE_CHECKING:
     from pytest_openmed.claims import UnsupportedClaimsReport
     from pytest_openmed.gatefile import GateSettings
+    from pytest_openmed.multimodal import ReviewerQualification, ValidationPack, ValidationTask
     from pytest_openmed.planner import PlannerQualificationReport
 
-__all__ = ["ClaimScorer", "claim_scorer", "evaluator_key", "qualify_planner"]
+__all__ = [
+    "ClaimScorer",
+    "claim_scorer",
+    "development_pack",
+    "evaluator_key",
+    "qualify_planner",
+    "simulated_reviewers",
+]
 
 _CLAIMS_MARKER_KEYS = {"max_unsupported_rate", "max_upper", "classes", "seed", "resamples"}
 _THRESHOLD_KEYS = {"max_unsupported_rate", "max_upper"}
@@ -168,3 +176,44 @@ def evaluator_key(request: pytest.FixtureRequest) -> bytes:
             pytrace=False,
         )
     return value.encode("utf-8")
+
+
+_packs_key = pytest.StashKey["dict[str, ValidationPack]"]()
+
+
+@pytest.fixture
+def development_pack(request: pytest.FixtureRequest) -> Callable[[Any], ValidationPack]:
+    """Factory ``development_pack(task)``: the task's control pack, built once per session.
+
+    Packs are immutable, so sharing one between tests is safe.
+    """
+    cache = request.config.stash.setdefault(_packs_key, {})
+
+    def build(task: ValidationTask | str) -> ValidationPack:
+        from pytest_openmed.development.packs import as_task
+        from pytest_openmed.development.packs import development_pack as fresh_pack
+
+        name = as_task(task).value
+        if name not in cache:
+            cache[name] = fresh_pack(name)
+        return cache[name]
+
+    return build
+
+
+@pytest.fixture
+def simulated_reviewers() -> Callable[..., tuple[ReviewerQualification, ...]]:
+    """Factory ``simulated_reviewers(task, count=2)``: development-simulation qualifications.
+
+    Reports built from reviews by these reviewers are labelled
+    ``development_simulation``; they stand for no person.
+    """
+
+    def make(task: ValidationTask | str, count: int = 2) -> tuple[ReviewerQualification, ...]:
+        from pytest_openmed.development.review import simulated_reviewer
+
+        if type(count) is not int or not 1 <= count <= 9:
+            raise ValueError("count must be a whole number from 1 to 9")
+        return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
+
+    return make

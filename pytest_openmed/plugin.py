@@ -29,7 +29,13 @@ from pytest_openmed._run import (
     resolve_run_options,
     run_options_key,
 )
-from pytest_openmed.fixtures import claim_scorer, evaluator_key, qualify_planner
+from pytest_openmed.fixtures import (
+    claim_scorer,
+    development_pack,
+    evaluator_key,
+    qualify_planner,
+    simulated_reviewers,
+)
 
 if TYPE_CHECKING:
     from pytest_openmed._items import GateFile
@@ -40,7 +46,13 @@ GATE_FILE_SUFFIX = ".openmed.toml"
 #: Kinds an ``openmed_gate`` marker may name (``gates.GATE_KINDS``).
 MARKER_KINDS = ("claims", "planner", "pack", "custom")
 
-__all__ = ["claim_scorer", "evaluator_key", "qualify_planner"]
+__all__ = [
+    "claim_scorer",
+    "development_pack",
+    "evaluator_key",
+    "qualify_planner",
+    "simulated_reviewers",
+]
 
 _recorder_key = pytest.StashKey[GateRecorder]()
 
@@ -223,8 +235,7 @@ def _apply_waivers(waivers: tuple[Waiver, ...], items: list[pytest.Item]) -> Non
         if waiver is not None:
             item.add_marker(
                 pytest.mark.xfail(
-                    reason=f"waived until {waiver.expires.isoformat()} "
-                    f"(ref {waiver.reference})",
+                    reason=f"waived until {waiver.expires.isoformat()} (ref {waiver.reference})",
                     raises=GateFailed,
                     strict=False,
                 )

@@ -12,12 +12,30 @@ module only declares the controls; engines load when the items run.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_openmed.gatefile import GateSpec
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.development.packs import CANDIDATE_NAMES
+from pytest_openmed.development.review import (
+    ALL_TRUE,
+    Rating,
+    simulate_adjudication,
+    simulate_review,
+    simulated_reviewer,
+)
+from pytest_openmed.gatefile import GateSettings, GateSpec
+from pytest_openmed.gates import GateResult, GateStatus
 
-__all__ = ["CLAIMS_EXAMPLE", "control_specs"]
+__all__ = [
+    "CLAIMS_EXAMPLE",
+    "CONTROL_KEY",
+    "PACK_CONTROLS",
+    "PackControl",
+    "control_specs",
+    "evaluate_pack_control",
+]
 
 #: Bundled synthetic claims/evidence used by the claims control.
 CLAIMS_EXAMPLE = Path(__file__).parent / "claims_example"
@@ -25,7 +43,7 @@ CLAIMS_EXAMPLE = Path(__file__).parent / "claims_example"
 
 def control_specs() -> tuple[GateSpec, ...]:
     """Every control gate, in a fixed order."""
-    return (*_claims_controls(), *_planner_controls())
+    return (*_claims_controls(), *_planner_controls(), *_pack_controls())
 
 
 def _planner_controls() -> tuple[GateSpec, ...]:
@@ -79,3 +97,114 @@ def _claims_controls() -> tuple[GateSpec, ...]:
             },
         ),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class PackControl:
+    """A development pack assessed from simulated reviews, with its expected decisions.
+
+    ``ratings`` holds, per simulated original reviewer, the rating of each
+    candidate; ``adjudication`` (if set) is what a third simulated reviewer
+    says on every pending conflict.
+    """
+
+    task: str
+    ratings: tuple[Mapping[str, Rating], ...]
+    expected: Mapping[str, GateStatus]
+    adjudication: Rating | None = None
+
+
+_DISPUTED_QUALITY = Rating(quality=False, utility=True, privacy=True, provenance=True)
+_BOTH_FINE = {"config-a": ALL_TRUE, "config-b": ALL_TRUE}
+
+#: Every pack control, in task order.  See docs/controls.md for why each
+#: candidate reaches its status.
+PACK_CONTROLS: tuple[PackControl, ...] = (
+    PackControl(
+        "ecg_quality",
+        (_BOTH_FINE, _BOTH_FINE),
+        {"config-a": GateStatus.HOLD, "config-b": GateStatus.PASSED},
+    ),
+    PackControl(
+        "ecg_intervals",
+        (_BOTH_FINE, {"config-a": ALL_TRUE, "config-b": _DISPUTED_QUALITY}),
+        {"config-a": GateStatus.PASSED, "config-b": GateStatus.HOLD},
+    ),
+    PackControl(
+        "forms",
+        ({"config-a": ALL_TRUE, "config-b": _DISPUTED_QUALITY},) * 2,
+        {"config-a": GateStatus.HOLD, "config-b": GateStatus.BLOCKED},
+    ),
+    PackControl(
+        "dicom_frames",
+        (_BOTH_FINE, {"config-a": _DISPUTED_QUALITY, "config-b": ALL_TRUE}),
+        {"config-a": GateStatus.PASSED, "config-b": GateStatus.PASSED},
+        adjudication=ALL_TRUE,
+    ),
+    PackControl(
+        "burned_in",
+        (_BOTH_FINE, _BOTH_FINE),
+        {"config-a": GateStatus.PASSED, "config-b": GateStatus.BLOCKED},
+    ),
+    PackControl(
+        "wsi_tiles",
+        (_BOTH_FINE, _BOTH_FINE),
+        {"config-a": GateStatus.BLOCKED, "config-b": GateStatus.BLOCKED},
+    ),
+)
+
+#: The evaluator key of the controls: synthetic, fixed and public.  It seals
+#: development-simulation mappings only; never use it for a real review.
+CONTROL_KEY = hashlib.sha256(b"pytest-openmed development control key (public, synthetic)").digest()
+
+
+def _pack_controls() -> tuple[GateSpec, ...]:
+    return tuple(
+        GateSpec(
+            kind="pack",
+            name=control.task,
+            items=CANDIDATE_NAMES,
+            options={"task": control.task},
+            expected=control.expected,
+            evaluator="pytest_openmed.development.controls:evaluate_pack_control",
+        )
+        for control in PACK_CONTROLS
+    )
+
+
+def evaluate_pack_control(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
+    """Build the task's development pack, simulate its reviews, assess both candidates."""
+    from pytest_openmed.development.packs import development_pack
+    from pytest_openmed.multimodal import assess_validation
+    from pytest_openmed.multimodal.gate import gate_result
+
+    control = next(c for c in PACK_CONTROLS if c.task == spec.options["task"])
+    pack = development_pack(control.task)
+    reviews = [
+        simulate_review(
+            pack,
+            simulated_reviewer(f"reviewer-{number}", pack.task),
+            key=CONTROL_KEY,
+            ratings=ratings,
+        )
+        for number, ratings in enumerate(control.ratings, start=1)
+    ]
+    results: dict[str, GateResult] = {}
+    for name in CANDIDATE_NAMES:
+        candidate = pack.candidate(name)
+        assessment = assess_validation(pack, candidate, reviews, key=CONTROL_KEY)
+        if control.adjudication is not None and assessment.pending_conflicts:
+            adjudicator = simulated_reviewer("adjudicator", pack.task)
+            adjudications = [
+                simulate_adjudication(
+                    pack, adjudicator, conflict, key=CONTROL_KEY, rating=control.adjudication
+                )
+                for conflict in assessment.pending_conflicts
+            ]
+            assessment = assess_validation(
+                pack, candidate, reviews, key=CONTROL_KEY, adjudications=adjudications
+            )
+        verdict = gate_result(assessment)
+        metrics = {**verdict.metrics, "review_origin": "development_simulation"}
+        results[name] = GateResult(verdict.kind, verdict.status, verdict.reason, metrics)
+    return results

@@ -39,7 +39,7 @@ def test_documented_outcomes_are_exactly_the_controls_expectations() -> None:
 
 
 def test_every_control_kind_is_present() -> None:
-    assert {spec.kind for spec in control_specs()} >= {"claims", "planner"}
+    assert {spec.kind for spec in control_specs()} == {"claims", "planner", "pack"}
 
 
 def test_a_healthy_install_passes_every_control_and_collects_nothing_else(
