@@ -3,29 +3,28 @@
 PYTEST_DONT_REWRITE
 
 Reads a single-frame native (uncompressed) MONOCHROME DICOM image or an 8/16-bit
-grey PNG. Text strokes are thin and contrasted against a smooth background, so
-the detector takes the larger of the white and black morphological top-hats of
-the lightly smoothed, range-normalised image and thresholds it twice, in units
-of the response's own robust spread (median + k * 1.4826 * MAD, with a floor):
+grey PNG. Text is a dense cluster of thin strokes on a smoother background, so
+for each polarity (bright text: white top-hat; dark text: black top-hat) the
+detector averages the stroke response over a glyph-sized window — the *text
+energy* — and thresholds it at three levels, each ``median + k * 1.4826 * MAD``
+of the energy map with a floor (extent <= sensitive <= masking):
 
-* a *sensitive* threshold gives candidate strokes; strokes are merged into
-  word-like blobs by a small dilation, and a blob is a **text candidate** when
-  it is between ``min_text_height`` and ``max_text_height`` rows tall and holds
-  at least ``min_candidate_px`` stroke pixels;
-* a candidate is **masked** when it also holds ``min_strong_px`` pixels above
-  the stricter *masking* threshold, at least ``min_crossings`` separate glyph
-  strokes and is at least as wide as ``min_aspect`` times its height; its region
-  is the box of its candidate strokes plus ``pad_px`` (hysteresis: strong
-  evidence decides, weak evidence sets the extent).
+* a blob above the extent level that reaches the sensitive level (hysteresis) is
+  a **text candidate** when its core (energy at the sensitive level or above) has
+  text geometry: enough pixels, a text line's height, and rows that cross several
+  strokes;
+* a candidate is **masked** when it also reaches the masking level, crosses
+  ``min_crossings`` strokes and is wide enough; its region is the core's box,
+  continued along its text line over faint glyphs and padded at both ends.
 
-``coverage`` is the share of text-candidate stroke pixels inside masked
-regions (1.0 when there are none). The runtime privacy rule — the component
+``coverage`` is the share of text-candidate core pixels inside masked regions
+(1.0 when there is no candidate). The runtime privacy rule — the component
 cannot know the truth — is: a ``privacy`` safety failure when any text
-candidate keeps at least ``min_candidate_px`` stroke pixels outside every
-masked region (text-like content left readable), or when the DICOM Burned In
+candidate keeps at least ``min_candidate_px`` core pixels outside every masked
+region (text-like content left readable), or when the DICOM Burned In
 Annotation attribute says ``YES`` (or holds a value outside YES/NO) and no
 region was found. Outputs are de-identification candidates for review, not a
-guarantee.
+guarantee; see ``docs/components/burned_in.md``.
 """
 
 from __future__ import annotations
@@ -95,8 +94,6 @@ class BurnedInConfig:
 
     smooth_sigma: float = 0.6
     tophat_px: int = 7
-    stroke_sigmas: float = 2.5
-    stroke_floor: float = 0.015
     energy_rows: int = 5
     energy_cols: int = 9
     extent_sigmas: float = 2.0
@@ -119,8 +116,6 @@ class BurnedInConfig:
     def __post_init__(self) -> None:
         for name in (
             "smooth_sigma",
-            "stroke_sigmas",
-            "stroke_floor",
             "extent_sigmas",
             "extent_floor",
             "sensitive_sigmas",
@@ -331,10 +326,10 @@ def _stroke_crossings(response: FloatImage, own: BoolImage) -> int:
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
-    """A text-like blob: where it is, its stroke pixels, and whether it earned a mask."""
+    """A text-like blob: where it is, its core pixels, and the region it earned (if any)."""
 
     where: tuple[slice, slice]
-    strokes: BoolImage
+    core: BoolImage
     region: Region | None
 
 
@@ -433,7 +428,7 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
                 min(width, x1 + pad_x),
                 min(height, y1 + config.pad_px),
             )
-        found_candidates.append(_Candidate(where=where, strokes=core, region=region))
+        found_candidates.append(_Candidate(where=where, core=core, region=region))
     return found_candidates, weak_level > config.max_sensitive_threshold
 
 
@@ -479,8 +474,8 @@ def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
     candidate_map = np.zeros(image.shape, dtype=bool)
     uncovered_candidates = 0
     for candidate in candidates:
-        candidate_map[candidate.where] |= candidate.strokes
-        uncovered = int((candidate.strokes & ~masked[candidate.where]).sum())
+        candidate_map[candidate.where] |= candidate.core
+        uncovered = int((candidate.core & ~masked[candidate.where]).sum())
         if uncovered >= config.min_candidate_px:
             uncovered_candidates += 1
     total = int(candidate_map.sum())

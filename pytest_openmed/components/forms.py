@@ -485,10 +485,11 @@ def _field_darkness(grey: GreyImage, reg: _Registration, box: Box) -> FloatImage
     matrix = np.array([[reg.a, reg.b], [-reg.b, reg.a]])
     offset = matrix @ (origin + 0.5) + np.array([reg.ty, reg.tx]) - 0.5
     warped = ndimage.affine_transform(
-        grey.astype(np.float64, copy=False),
+        grey,
         matrix,
         offset=offset,
         output_shape=(y1 - y0 + 2 * RING_OUTER_PX, x1 - x0 + 2 * RING_OUTER_PX),
+        output=np.float64,
         order=1,
         mode="constant",
         cval=reg.paper,
