@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-import numpy  # noqa: F401
+import numpy.fft
+import numpy.linalg
+import numpy.random
+import PIL.Image
+import pydicom
 import pytest
+import scipy.ndimage
+import scipy.signal
+import tifffile
+
+import pytest_openmed.claims.bootstrap
 
 # pytester's in-process runs restore ``sys.modules`` afterwards, so anything
-# first imported inside one is imported again by the next; numpy's C core
-# refuses that.  Loading it (and the engine that uses it) here keeps it loaded.
-import pytest_openmed.claims.bootstrap  # noqa: F401
+# first imported inside one is imported again by the next, and C extensions
+# (numpy's core and fft, Pillow, scipy) refuse that.  Loading them here keeps
+# them loaded for the whole session.
+_PRELOADED = (numpy, PIL.Image, pydicom, scipy.ndimage, scipy.signal, tifffile, pytest_openmed)
 
 
 @pytest.fixture(autouse=True)

@@ -21,6 +21,7 @@ import importlib
 import importlib.metadata
 import platform
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -37,6 +38,7 @@ __all__ = [
     "DEVELOPMENT_SOURCES",
     "DevelopmentSource",
     "as_task",
+    "build_pack",
     "development_pack",
     "development_source",
 ]
@@ -106,6 +108,16 @@ def development_source(task: ValidationTask | str) -> GeneratedSource:
 
 def development_pack(task: ValidationTask | str) -> ValidationPack:
     """A fresh development control pack of ``task`` (see the module docstring)."""
+    validation_task = as_task(task)
+    return build_pack(validation_task, (DEVELOPMENT_SOURCES[validation_task.value],))
+
+
+def build_pack(task: ValidationTask | str, sources: Sequence[DevelopmentSource]) -> ValidationPack:
+    """A pack of ``task`` with one unit per generated source, both configurations run for real.
+
+    :func:`development_pack` is the one-unit case; tests build larger packs
+    from the same components with this.
+    """
     from pytest_openmed.multimodal import (
         CaseSlice,
         Observation,
@@ -115,40 +127,39 @@ def development_pack(task: ValidationTask | str) -> ValidationPack:
     )
 
     validation_task = as_task(task)
-    spec = DEVELOPMENT_SOURCES[validation_task.value]
     component = importlib.import_module(f"pytest_openmed.components.{validation_task.value}")
-    source = spec.generate()
     configs = (component.CONFIG_A, component.CONFIG_B)
-    observations = tuple(
-        Observation.from_component(name, component.run(source.asset, config))
-        for name, config in zip(CANDIDATE_NAMES, configs, strict=True)
-    )
-    fixture = _fixture_digest(spec)
-    case = ValidationCase(
-        slice=CaseSlice(source.slice),
-        assets=(SourceAsset(source.asset),),
-        context={
-            "task": validation_task.value,
-            "instructions": "Rate each blinded output on the four binary criteria.",
-        },
-        observations=observations,
-    )
+    cases = []
+    for spec in sources:
+        source = spec.generate()
+        cases.append(
+            ValidationCase(
+                slice=CaseSlice(source.slice),
+                assets=(SourceAsset(source.asset),),
+                context={
+                    "task": validation_task.value,
+                    "instructions": "Rate each blinded output on the four binary criteria.",
+                },
+                observations=tuple(
+                    Observation.from_component(name, component.run(source.asset, config))
+                    for name, config in zip(CANDIDATE_NAMES, configs, strict=True)
+                ),
+            )
+        )
+    fixture = _fixture_digest(sources)
     return ValidationPack(
         task=validation_task,
         candidates=tuple(
             _lineage(name, component, config, fixture)
             for name, config in zip(CANDIDATE_NAMES, configs, strict=True)
         ),
-        cases=(case,),
+        cases=tuple(cases),
         intended_use=_INTENDED_USE.format(task=validation_task.value),
         reviewer_requirements_digest=digest_json("development simulation: no qualified reviewer"),
         sampling_manifest_digest=digest_json(
             {
-                "generator": spec.generator,
-                "slice": spec.slice,
-                "seed": spec.seed,
-                "units": 1,
-                "construction": "one generated unit per task; not a sample of any population",
+                "sources": [_describe(spec) for spec in sources],
+                "construction": "generated units; not a sample of any population",
             }
         ),
         dataset_license_digest=digest_json(_LICENSE),
@@ -189,15 +200,21 @@ def _source_digest(module: ModuleType) -> str:
     return sha256_digest(Path(str(module.__file__)).read_bytes())
 
 
-def _fixture_digest(spec: DevelopmentSource) -> str:
-    generator = importlib.import_module(
-        "pytest_openmed.development.sources." + spec.generator.partition(":")[0]
-    )
+def _describe(spec: DevelopmentSource) -> dict[str, Any]:
+    return {"generator": spec.generator, "slice": spec.slice, "seed": spec.seed}
+
+
+def _fixture_digest(sources: Sequence[DevelopmentSource]) -> str:
+    modules = sorted({spec.generator.partition(":")[0] for spec in sources})
+    generators = {
+        name: _source_digest(importlib.import_module(f"pytest_openmed.development.sources.{name}"))
+        for name in modules
+    }
     return digest_json(
         {
             "packs": _source_digest(sys.modules[__name__]),
-            "generator": _source_digest(generator),
-            "source": {"generator": spec.generator, "slice": spec.slice, "seed": spec.seed},
+            "generators": generators,
+            "sources": [_describe(spec) for spec in sources],
         }
     )
 
