@@ -32,7 +32,6 @@ __all__ = [
 ]
 
 
-
 class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
     """A gate reached a status other than the one it must reach.
 
@@ -115,9 +114,7 @@ class GateItem(pytest.Item):
             self.parent.evaluation()
         except GateInputError:
             spec = self.parent.spec
-            record = gate_record(
-                spec.kind, group=self.parent.nodeid, order=spec.items.index(self.name)
-            )
+            record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
             self.user_properties.append((USER_PROPERTY, record))
             raise
 
@@ -132,6 +129,22 @@ class GateItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, None, str]:
         return self.path, None, f"{self.parent.name}::{self.name}"
+
+
+_collection_index_key = pytest.StashKey[dict[str, int]]()
+
+
+def collection_index(item: pytest.Item) -> int:
+    """The item's position in the session's collection: the same on every xdist worker.
+
+    Reports list verdicts in this order, so gates appear as declared and a
+    planner's scenarios in harness order, whichever worker ran them.
+    """
+    index = item.config.stash.get(_collection_index_key, None)
+    if index is None or item.nodeid not in index:
+        index = {node.nodeid: position for position, node in enumerate(item.session.items)}
+        item.config.stash[_collection_index_key] = index
+    return index.get(item.nodeid, len(index))
 
 
 def record_gate_result(
@@ -150,10 +163,12 @@ def record_gate_result(
     if baseline is not None:
         result = baseline.compare(item.nodeid, part, result)
     if isinstance(item, GateItem):
-        group, order = item.parent.nodeid, item.parent.spec.items.index(item.name)
+        group = item.parent.nodeid
     else:
-        group, order = item.nodeid, 0
-    record = gate_record(result.kind, result, expected, part, group=group, order=order)
+        group = item.nodeid
+    record = gate_record(
+        result.kind, result, expected, part, group=group, order=collection_index(item)
+    )
     item.user_properties.append((USER_PROPERTY, record))
     prefix = JUNIT_PREFIX + (f"{part}." if part else "")
     item.user_properties.append((f"{prefix}kind", result.kind))

@@ -61,8 +61,8 @@ def gate_record(
     """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
 
     ``group`` is the node id of the gate (or of the test) the verdict belongs
-    to and ``order`` the item's position within its gate, so summaries group
-    a gate's items and list them in declared order whichever worker ran them.
+    to and ``order`` the item's position in the collection, so summaries group
+    a gate's items and list them in collection order whichever worker ran them.
     """
     from pytest_openmed._canonical import canonical_json
 
@@ -83,9 +83,9 @@ def gate_record(
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
-def _entry_order(entry: Mapping[str, Any]) -> tuple[str, int, str, str]:
-    """Gates by node id, items in declared order: the same whichever worker ran them."""
-    return entry["group"], entry["order"], entry["nodeid"], entry["part"] or ""
+def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:
+    """Collection order, then node id and part: the same whichever worker ran them."""
+    return entry["order"], entry["nodeid"], entry["part"] or ""
 
 
 class GateRecorder:
@@ -107,7 +107,8 @@ class GateRecorder:
         raw_records = [value for name, value in report.user_properties if name == USER_PROPERTY]
         kinds = [value for name, value in report.user_properties if name == MARKER_PROPERTY]
         if not raw_records and kinds:
-            raw_records = [gate_record(str(kinds[0]), group=report.nodeid)]
+            # No engine verdict: listed after the gates, by node id.
+            raw_records = [gate_record(str(kinds[0]), group=report.nodeid, order=1 << 62)]
         for raw in raw_records:
             entry = json.loads(str(raw))
             entry["nodeid"] = report.nodeid
