@@ -26,8 +26,11 @@ import pytest
 from pytest_openmed.schemas import load_schema
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "downstream"
-#: Every planted value (ids, keys, planner outputs) carries this marker.
+#: Every planted value (ids, keys, planner outputs, the evaluator key) carries this marker.
 MARKER = "ZXQ7"
+#: The evaluator key handed to the run (the example's ini names this variable).
+KEY_VARIABLE = "EXAMPLE_EVALUATOR_KEY"
+EVALUATOR_KEY = "key-ZXQ7-" + "5e" * 24
 
 GATES = "gates.openmed.toml"
 SCENARIOS = (
@@ -56,6 +59,7 @@ ITEMS = (
     "tests/test_planners.py::test_overeager_planner_is_refused",
     "tests/test_properties.py::test_unsupported_count_matches_the_generated_mix",
     "tests/test_properties.py::test_deleting_evidence_never_makes_a_claim_supported",
+    "tests/test_packs.py::test_forms_review_rehearsal",
 )
 EXPECTED_OUTCOMES = {item: "failed" if item in FAILED else "passed" for item in ITEMS}
 
@@ -112,6 +116,7 @@ class Run:
             if not name.startswith(("PYTEST_", "GITHUB_", "HYPOTHESIS_"))
         }
         env.update(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", COLUMNS="200")
+        env[KEY_VARIABLE] = EVALUATOR_KEY
         command = [
             sys.executable,
             "-m",
@@ -181,7 +186,7 @@ def test_every_item_has_its_expected_outcome(run: Run) -> None:
     assert run.returncode == 1
     # Autoloading is off, so the one plugin listed is the one -p openmed loaded.
     assert re.search(r"^plugins: openmed-\S+$", run.stdout, re.MULTILINE)
-    assert "4 failed, 18 passed" in run.stdout
+    assert "4 failed, 19 passed" in run.stdout
 
 
 def test_failure_texts_name_gate_rule_and_counts(run: Run) -> None:
@@ -202,8 +207,9 @@ def test_the_report_validates_and_records_every_verdict(run: Run) -> None:
     assert report["non_diagnostic"] is True
     assert report["waivers"] == []
     summary = report["summary"]
-    assert summary["gates"] == 34  # 17 gate items + 3 claim_scorer + 2 x 7 qualify_planner
-    assert summary["outcomes"] == {"passed": 30, "failed": 4, "error": 0, "skipped": 0}
+    # 17 gate items + 3 claim_scorer + 2 x 7 qualify_planner verdicts + 1 tagged test
+    assert summary["gates"] == 35
+    assert summary["outcomes"] == {"passed": 31, "failed": 4, "error": 0, "skipped": 0}
     assert summary["statuses"] == {
         "passed": 27,
         "threshold": 1,
@@ -216,10 +222,13 @@ def test_the_report_validates_and_records_every_verdict(run: Run) -> None:
     for key, (status, reason, outcome) in NON_PASSING_VERDICTS.items():
         gate = verdicts[key]
         assert (gate["status"], gate["reason"], gate["outcome"]) == (status, reason, outcome)
+    # The openmed_gate(kind="pack") test is listed as a gate of its kind without a verdict.
+    tagged = verdicts.pop(("tests/test_packs.py::test_forms_review_rehearsal", None))
+    assert (tagged["kind"], tagged["status"], tagged["outcome"]) == ("pack", None, "passed")
     others = [g for key, g in verdicts.items() if key not in NON_PASSING_VERDICTS]
     assert all(g["status"] == "passed" and g["outcome"] == "passed" for g in others)
     # Report node ids are the run's node ids: every gate item appears under its own id.
-    gate_items = {nodeid for nodeid, part in verdicts if part is None}
+    gate_items = {nodeid for nodeid, part in verdicts if part is None and nodeid.startswith(GATES)}
     assert gate_items == {item for item in ITEMS if item.startswith(GATES)}
     claim_parts = {part for nodeid, part in verdicts if nodeid.startswith("tests/test_claims.py")}
     assert claim_parts == {"overall", "class[diagnosis]", "class[lab]"}
@@ -236,7 +245,7 @@ def test_the_report_validates_and_records_every_verdict(run: Run) -> None:
 def test_junit_xml_agrees_with_the_outcomes(run: Run) -> None:
     suite = ET.parse(run.junit_path).getroot().find("testsuite")
     assert suite is not None
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("22", "4", "0")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("23", "4", "0")
     statuses = {}
     for case in suite.iter("testcase"):
         properties = {p.get("name"): p.get("value") for p in case.iter("property")}
@@ -262,8 +271,8 @@ def test_markdown_summary_lists_the_failing_gates(run: Run) -> None:
 
 
 def test_no_planted_value_reaches_any_channel(run: Run) -> None:
-    planted = _planted_values()
-    assert len(planted) >= 40 + 39 + 3  # claim ids, evidence ids, planner outputs (and keys)
+    planted = _planted_values() | {EVALUATOR_KEY}
+    assert len(planted) >= 40 + 39 + 4  # claim ids, evidence ids, planner outputs (and keys)
     channels = {
         "stdout": run.stdout,
         "stderr": run.stderr,
