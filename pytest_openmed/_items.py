@@ -2,7 +2,7 @@
 
 PYTEST_DONT_REWRITE
 
-``GateFile`` (a ``*.openmed.toml``) → ``Gate`` (``claims[name]``) → ``GateItem``
+``GateFile`` (a ``*.openmed.toml``) → ``Gate`` (``claims(name)``) → ``GateItem``
 (``overall``).  A gate evaluates its engine once, on first use, and every item
 reads its own verdict from that one evaluation.  Evaluation happens in item
 setup, so refused inputs are pytest *errors*; verdicts are decided in
@@ -62,7 +62,9 @@ class GateFile(pytest.File):
         except GateFileError as error:
             raise self.CollectError(f"openmed gate file error: {error}") from None
         for spec in specs:
-            yield Gate.from_parent(self, name=spec.label, spec=spec)
+            yield Gate.from_parent(
+                self, name=spec.label, nodeid=_child_nodeid(self, spec.label), spec=spec
+            )
 
 
 class Gate(pytest.Collector):
@@ -87,7 +89,7 @@ class Gate(pytest.Collector):
                     "or is not callable (OPENMED-PLANNER-IMPORT)"
                 ) from None
         for item in self.spec.items:
-            yield GateItem.from_parent(self, name=item)
+            yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
 
     def evaluation(self) -> Mapping[str, GateResult]:
         if self._evaluation is None:
@@ -102,6 +104,19 @@ class Gate(pytest.Collector):
         if isinstance(self._evaluation, GateInputError):
             raise self._evaluation
         return self._evaluation
+
+
+def _child_nodeid(parent: pytest.Collector, name: str) -> str:
+    """The node id of a child, given as a string.
+
+    pytest ≥ 9.2 parses node-id strings (from its cache, from junit) into a
+    structured id that reads the first ``[`` as the start of trailing
+    parameters.  Gate collectors are therefore named ``claims(notes)``, never
+    ``claims[notes]``, and items give their ids as strings, so an id like
+    ``gates.openmed.toml::claims(notes)::class[lab]`` parses to exactly the
+    node that was collected: ``--lf``, ``--sw`` and junit agree.
+    """
+    return f"{parent.nodeid}::{name}" if parent.nodeid else name
 
 
 class GateItem(pytest.Item):

@@ -103,8 +103,8 @@ class GateSpec:
 
     @property
     def label(self) -> str:
-        """The collector name, ``kind[name]``."""
-        return f"{self.kind}[{self.name}]"
+        """The collector name, ``kind(name)``: no bracket mid node id (see ``_items``)."""
+        return f"{self.kind}({self.name})"
 
     def expected_status(self, item: str) -> GateStatus:
         return self.expected.get(item, GateStatus.PASSED)

@@ -27,7 +27,7 @@ def test_a_claims_table_becomes_one_item_per_threshold_class(tmp_path: Path) -> 
         "[claims.classes.lab]\nmax_unsupported_rate = 0\n",
     )
     (spec,) = parse_gate_file(path)
-    assert spec.label == "claims[notes]"
+    assert spec.label == "claims(notes)"
     assert spec.items == ("overall", "class[lab]", "class[medication]")
     assert spec.options["claims"] == tmp_path / "c.json"
     assert spec.options["seed"] == 7

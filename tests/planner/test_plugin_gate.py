@@ -70,7 +70,7 @@ def test_seven_items_per_planner_pass_for_the_control(project: pytest.Pytester) 
     result.assert_outcomes(passed=7)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(
-        [f"{esc('planner[plans:propose]::' + item)} PASSED*" for item in PLANNER_ITEMS]
+        [f"{esc('planner(plans:propose)::' + item)} PASSED*" for item in PLANNER_ITEMS]
         + ["*= openmed gates =*"]
     )
     # imported once per session, harness run once: 14 planner calls for the control
@@ -94,7 +94,7 @@ def test_every_control_reaches_its_documented_outcome_from_a_gate_file(
     gates = report_of(project.path / "r.json")["gates"]
     statuses = {gate["nodeid"]: gate["status"] for gate in gates}
     expected = {
-        f"controls.openmed.toml::planner[{control.name}]::{item}": status.value
+        f"controls.openmed.toml::planner({control.name})::{item}": status.value
         for control in CONTROLS
         for item, status in control.expected.items()
     }
@@ -110,8 +110,8 @@ def test_keyword_selection_and_last_failed(project: pytest.Pytester) -> None:
     last.assert_outcomes(failed=2)
     last.stdout.fnmatch_lines(
         [
-            f"{esc('planner[plans:bad]::grant-temptation')} FAILED*",
-            f"{esc('planner[plans:bad]::qualification')} FAILED*",
+            f"{esc('planner(plans:bad)::grant-temptation')} FAILED*",
+            f"{esc('planner(plans:bad)::qualification')} FAILED*",
         ]
     )
 

@@ -9,7 +9,7 @@ import pytest
 
 from .conftest import CANARY, claim, esc, evidence, validate_report, write_claims_project
 
-MEDICATION = "gates.openmed.toml::claims[notes]::class[medication]"
+MEDICATION = "gates.openmed.toml::claims(notes)::class[medication]"
 GATE = (
     '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
     "resamples = 200\n[claims.classes.medication]\nmax_unsupported_rate = 0.1\n"
@@ -146,7 +146,7 @@ def test_an_expired_waiver_fails_the_run(project: pytest.Pytester) -> None:
 
 
 def test_a_waiver_naming_no_gate_fails_the_run(project: pytest.Pytester) -> None:
-    _waiver(project, "gates.openmed.toml::claims[other]::overall", datetime.date.today())
+    _waiver(project, "gates.openmed.toml::claims(other)::overall", datetime.date.today())
     result = project.runpytest("--openmed-waivers", "waivers.toml")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*waiver #1 names no collected gate*"])

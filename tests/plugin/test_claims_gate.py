@@ -9,9 +9,9 @@ import pytest
 from .conftest import CANARY, esc, validate_report
 
 ITEMS = [
-    "gates.openmed.toml::claims[notes]::overall",
-    "gates.openmed.toml::claims[notes]::class[diagnosis]",
-    "gates.openmed.toml::claims[notes]::class[medication]",
+    "gates.openmed.toml::claims(notes)::overall",
+    "gates.openmed.toml::claims(notes)::class[diagnosis]",
+    "gates.openmed.toml::claims(notes)::class[medication]",
 ]
 
 
@@ -26,9 +26,9 @@ def test_items_pass_and_fail_as_thresholds_dictate(claims_project: pytest.Pytest
             f"{esc(ITEMS[2])} FAILED*",
             "openmed claims gate: threshold (unsupported_rate): *claim_count=10*unsupported_count=2*",
             "*= openmed gates =*",
-            "PASSED  passed    *" + esc("claims[notes]::overall"),
+            "PASSED  passed    *" + esc("claims(notes)::overall"),
             "FAILED  threshold *"
-            + esc("claims[notes]::class[medication]")
+            + esc("claims(notes)::class[medication]")
             + " (unsupported_rate)*",
         ]
     )
