@@ -71,7 +71,10 @@ def parse_planner_ref(text: str) -> str:
 class RunOptions:
     """Everything the plugin's options resolved to for this run."""
 
-    settings: GateSettings
+    seed: int
+    resamples: int
+    min_cell: int
+    key_env: str | None
     planners: tuple[str, ...]
     controls: bool
     report_path: Path | None
@@ -79,6 +82,15 @@ class RunOptions:
     step_summary: bool
     baseline: Baseline | None
     waivers: tuple[Waiver, ...]
+
+    @property
+    def settings(self) -> GateSettings:
+        """The engines' view of the run defaults (built on use: ``gatefile`` loads lazily)."""
+        from pytest_openmed.gatefile import GateSettings
+
+        return GateSettings(
+            seed=self.seed, resamples=self.resamples, min_cell=self.min_cell, key_env=self.key_env
+        )
 
 
 run_options_key = pytest.StashKey[RunOptions]()
@@ -112,14 +124,6 @@ def resolve_path(config: pytest.Config, dest: str, ini: str) -> Path | None:
 
 
 def resolve_run_options(config: pytest.Config) -> RunOptions:
-    from pytest_openmed.gatefile import GateSettings
-
-    settings = GateSettings(
-        seed=resolve(config, "openmed_seed", "openmed_seed", parse_seed, 0),
-        resamples=resolve(config, "openmed_resamples", "openmed_resamples", parse_resamples, 1000),
-        min_cell=resolve(config, "openmed_min_cell", "openmed_min_cell", parse_min_cell, 5),
-        key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
-    )
     planners: list[str] = list(config.getoption("openmed_planners"))
     if not planners:
         for line in config.getini("openmed_planners"):
@@ -133,7 +137,10 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         config.getini("openmed_step_summary")
     )
     return RunOptions(
-        settings=settings,
+        seed=resolve(config, "openmed_seed", "openmed_seed", parse_seed, 0),
+        resamples=resolve(config, "openmed_resamples", "openmed_resamples", parse_resamples, 1000),
+        min_cell=resolve(config, "openmed_min_cell", "openmed_min_cell", parse_min_cell, 5),
+        key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
         planners=tuple(dict.fromkeys(planners)),
         controls=bool(config.getoption("openmed_controls")),
         report_path=resolve_path(config, "openmed_report", "openmed_report"),
