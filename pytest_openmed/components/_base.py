@@ -5,8 +5,9 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -22,6 +23,7 @@ __all__ = [
     "UnsupportedAsset",
     "check_asset",
     "config_digest",
+    "parse_boundary",
 ]
 
 #: Largest asset any component reads (the pack limit per asset).
@@ -58,6 +60,24 @@ def check_asset(asset: object) -> bytes:
     if len(asset) > MAX_ASSET_BYTES:
         raise AssetTooLarge("asset exceeds the 4 MiB component limit")
     return asset
+
+
+@contextlib.contextmanager
+def parse_boundary(corrupt: str) -> Iterator[None]:
+    """Where a library parses asset bytes: the one rule that turns its failures into typed errors.
+
+    A :class:`ComponentError` raised inside (a fixed refusal) leaves unchanged;
+    any other exception, whose text may quote the asset, becomes
+    ``CorruptAsset(corrupt)``.  Either leaves without its context, so no
+    library text is chained to what the caller sees.  ``corrupt`` must be a
+    fixed message.
+    """
+    try:
+        yield
+    except ComponentError as error:
+        raise error from None
+    except Exception:
+        raise CorruptAsset(corrupt) from None
 
 
 def config_digest(config: object) -> str:

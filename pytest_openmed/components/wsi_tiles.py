@@ -47,11 +47,11 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float, sha256_digest
 from pytest_openmed.components._base import (
-    ComponentError,
     ComponentOutput,
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
+    parse_boundary,
 )
 
 __all__ = [
@@ -245,32 +245,30 @@ def _open(asset: bytes) -> list[_Level]:
     import tifffile
 
     budget = [MAX_DECODED_PIXELS]
-    try:
-        with tifffile.TiffFile(io.BytesIO(asset)) as tif:
-            if len(tif.pages) > MAX_PAGES:
-                raise UnsupportedAsset("TIFF has more pages than supported")
-            series = tif.series
-            if not series:
-                raise CorruptAsset("TIFF holds no image")
-            pages = []
-            for stored in series[0].levels[: MAX_LEVELS + 1]:
-                if len(stored.pages) != 1:
-                    raise UnsupportedAsset("only single-image pyramid levels are read")
-                pages.append(stored.keyframe)
-            if len(pages) > MAX_LEVELS:
-                raise UnsupportedAsset("TIFF pyramid has more levels than supported")
-            if len(pages[0].subifds or ()) >= len(pages):
-                # tifffile leaves out reduced levels whose shape does not fit the pyramid.
-                raise UnsupportedAsset("pyramid levels are not integer downsamples of level 0")
-            if not all(page.is_tiled for page in pages):
-                raise UnsupportedAsset("TIFF is not tiled")
-            if not all(_page_ok(page) for page in pages):
-                raise UnsupportedAsset("only tiled 8-bit contiguous RGB TIFF pyramids are read")
-            levels = [_Level(page, asset, budget) for page in pages]
-    except ComponentError:
-        raise
-    except Exception:
-        raise CorruptAsset("asset is not a readable TIFF") from None
+    with (
+        parse_boundary("asset is not a readable TIFF"),
+        tifffile.TiffFile(io.BytesIO(asset)) as tif,
+    ):
+        if len(tif.pages) > MAX_PAGES:
+            raise UnsupportedAsset("TIFF has more pages than supported")
+        series = tif.series
+        if not series:
+            raise CorruptAsset("TIFF holds no image")
+        pages = []
+        for stored in series[0].levels[: MAX_LEVELS + 1]:
+            if len(stored.pages) != 1:
+                raise UnsupportedAsset("only single-image pyramid levels are read")
+            pages.append(stored.keyframe)
+        if len(pages) > MAX_LEVELS:
+            raise UnsupportedAsset("TIFF pyramid has more levels than supported")
+        if len(pages[0].subifds or ()) >= len(pages):
+            # tifffile leaves out reduced levels whose shape does not fit the pyramid.
+            raise UnsupportedAsset("pyramid levels are not integer downsamples of level 0")
+        if not all(page.is_tiled for page in pages):
+            raise UnsupportedAsset("TIFF is not tiled")
+        if not all(_page_ok(page) for page in pages):
+            raise UnsupportedAsset("only tiled 8-bit contiguous RGB TIFF pyramids are read")
+        levels = [_Level(page, asset, budget) for page in pages]
     for level in levels:
         level.check()
     base = levels[0]
