@@ -21,17 +21,16 @@ from __future__ import annotations
 
 import copy
 import functools
-import io
 import json
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.components._base import CorruptAsset, UnsupportedAsset
+from pytest_openmed.components._base import CorruptAsset, UnsupportedAsset, parse_boundary
+from pytest_openmed.components._dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
 
 __all__ = [
     "MAX_DICOM_CHANNELS",
@@ -62,13 +61,6 @@ _ECG_SOP_CLASSES = frozenset(
     {
         "1.2.840.10008.5.1.4.1.1.9.1.1",  # 12-lead ECG Waveform Storage
         "1.2.840.10008.5.1.4.1.1.9.1.2",  # General ECG Waveform Storage
-    }
-)
-_NATIVE_TRANSFER_SYNTAXES = frozenset(
-    {
-        "1.2.840.10008.1.2",  # Implicit VR Little Endian
-        "1.2.840.10008.1.2.1",  # Explicit VR Little Endian
-        "1.2.840.10008.1.2.2",  # Explicit VR Big Endian (retired, still native)
     }
 )
 #: (bits allocated, sample interpretation) pairs decoded as plain integers.
@@ -166,7 +158,7 @@ class Waveform:
 
 def read_waveform(asset: bytes) -> Waveform:
     """Decode an ECG carrier, recognised by its content, into a :class:`Waveform`."""
-    if len(asset) >= 132 and asset[128:132] == b"DICM":
+    if has_dicom_prefix(asset):
         return _read_dicom(asset)
     if asset.lstrip(b" \t\r\n")[:1] == b"{":
         return _read_json(asset)
@@ -307,43 +299,19 @@ def _check_multiplex_group(group: Any) -> tuple[int, int]:
 
 
 def _read_dicom(asset: bytes) -> Waveform:
-    import pydicom
-    from pydicom.filereader import read_dataset, read_preamble
-
-    with warnings.catch_warnings():
-        # Values that matter are validated explicitly below; pydicom's advisory
-        # warnings about unrelated elements must not leak to the caller.
-        warnings.simplefilter("ignore")
-        try:
-            handle = io.BytesIO(asset)
-            read_preamble(handle, False)
-            meta = read_dataset(
-                handle,
-                is_implicit_VR=False,
-                is_little_endian=True,
-                stop_when=lambda tag, _vr, _length: tag >> 16 != 2,
-            )
-            syntax = str(meta.get("TransferSyntaxUID", "")).strip()
-        except Exception:
-            raise CorruptAsset("DICOM file meta information could not be read") from None
-        if not syntax:
-            raise CorruptAsset("DICOM file meta information could not be read")
-        # Deflated data would be inflated without bound before any check: refuse it.
-        if syntax not in _NATIVE_TRANSFER_SYNTAXES:
-            raise UnsupportedAsset("only native (uncompressed) DICOM ECG waveforms are read")
-        try:
-            dataset = pydicom.dcmread(io.BytesIO(asset))
+    with quiet_pydicom():
+        dataset = read_native_dicom(
+            asset,
+            unsupported="only native (uncompressed) DICOM ECG waveforms are read",
+            corrupt="DICOM dataset could not be parsed",
+        )
+        with parse_boundary("DICOM dataset could not be parsed"):
             sop_class = str(dataset.get("SOPClassUID", "")).strip()
-        except Exception:
-            raise CorruptAsset("DICOM dataset could not be parsed") from None
         if sop_class not in _ECG_SOP_CLASSES:
             raise UnsupportedAsset("DICOM object is not a 12-lead or General ECG waveform")
-        try:
-            return _decode_ecg(dataset)
-        except (CorruptAsset, UnsupportedAsset):
-            raise
-        except Exception:
-            raise CorruptAsset("DICOM ECG waveform could not be decoded") from None
+        with parse_boundary("DICOM ECG waveform could not be decoded"):
+            waveform = _decode_ecg(dataset)
+    return waveform
 
 
 def _decode_ecg(dataset: Any) -> Waveform:

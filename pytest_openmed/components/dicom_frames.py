@@ -46,9 +46,7 @@ is not seen at all (the rule's documented blind spot).
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,11 +55,17 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float
 from pytest_openmed.components._base import (
-    ComponentError,
     ComponentOutput,
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
+    parse_boundary,
+)
+from pytest_openmed.components._dicom import (
+    EXPLICIT_VR_LITTLE_ENDIAN,
+    IMPLICIT_VR_LITTLE_ENDIAN,
+    quiet_pydicom,
+    read_native_dicom,
 )
 
 __all__ = [
@@ -88,7 +92,8 @@ MIN_SIDE = 8
 MAX_SIDE = 4096
 MAX_PIXELS = 4 * 1024 * 1024  # frames × rows × columns
 
-_NATIVE_SYNTAXES = ("1.2.840.10008.1.2", "1.2.840.10008.1.2.1")  # implicit / explicit VR LE
+_LITTLE_ENDIAN_SYNTAXES = frozenset({IMPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_LITTLE_ENDIAN})
+_UNREADABLE = "asset is not a readable native DICOM image"
 _NOISE_FLOOR = 0.5
 _DECIMALS = 6
 
@@ -164,15 +169,14 @@ def _declared_int(dataset: Any, keyword: str, default: int | None = None) -> int
 
 def _decode(asset: bytes) -> NDArray[np.float64]:
     """Pixel frames as float64 (frames, rows, cols); bright = signal for both monochromes."""
-    import pydicom
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            dataset = pydicom.dcmread(io.BytesIO(asset), force=False)
-            syntax = str(dataset.file_meta.get("TransferSyntaxUID", ""))
-            if syntax not in _NATIVE_SYNTAXES:
-                raise UnsupportedAsset("only native little-endian DICOM transfer syntaxes are read")
+    with quiet_pydicom():
+        dataset = read_native_dicom(
+            asset,
+            accepted=_LITTLE_ENDIAN_SYNTAXES,
+            unsupported="only native little-endian DICOM transfer syntaxes are read",
+            corrupt=_UNREADABLE,
+        )
+        with parse_boundary(_UNREADABLE):
             if "PixelData" not in dataset:
                 raise UnsupportedAsset("DICOM object has no native pixel data")
             if _declared_int(dataset, "SamplesPerPixel") != 1:
@@ -196,10 +200,6 @@ def _decode(asset: bytes) -> NDArray[np.float64]:
             if len(dataset.PixelData) < frames * rows * cols * (bits // 8):
                 raise CorruptAsset("DICOM pixel data is shorter than its declared size")
             pixels = np.asarray(dataset.pixel_array, dtype=np.float64)
-        except ComponentError:
-            raise
-        except Exception:
-            raise CorruptAsset("asset is not a readable native DICOM image") from None
     if pixels.size != frames * rows * cols:
         raise CorruptAsset("DICOM pixel data does not match its declared size")
     pixels = pixels.reshape(frames, rows, cols)

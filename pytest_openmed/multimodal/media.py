@@ -35,20 +35,10 @@ from typing import Any
 from .errors import MediaTypeRefused
 
 __all__ = [
-    "NATIVE_DICOM_TRANSFER_SYNTAXES",
     "WAVEFORM_FORMAT",
     "MediaType",
     "sniff_media_type",
 ]
-
-#: Uncompressed (native) DICOM transfer syntaxes; everything else is refused.
-NATIVE_DICOM_TRANSFER_SYNTAXES = frozenset(
-    {
-        "1.2.840.10008.1.2",  # implicit VR little endian
-        "1.2.840.10008.1.2.1",  # explicit VR little endian
-        "1.2.840.10008.1.2.2",  # explicit VR big endian (retired, still uncompressed)
-    }
-)
 
 #: The ``format`` value of the JSON waveform carrier.
 WAVEFORM_FORMAT = "openmed.waveform.v1"
@@ -131,6 +121,9 @@ def _is_native_dicom(data: bytes) -> bool:
     """Parse only the file meta group (its length is its first element) with pydicom."""
     from pydicom.filereader import read_dataset
 
+    # Imported here: the components package is not loaded with multimodal.
+    from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES
+
     # (0002,0000) UL, explicit VR little endian, right after the "DICM" prefix.
     if data[132:138] != b"\x02\x00\x00\x00UL" or data[138:140] != b"\x04\x00":
         return False
@@ -149,7 +142,7 @@ def _is_native_dicom(data: bytes) -> bool:
         # Any parser failure or warning means "not a well-formed native DICOM";
         # the library's own message may quote file content and is not kept.
         return False
-    return bool(syntax in NATIVE_DICOM_TRANSFER_SYNTAXES)
+    return bool(syntax in NATIVE_TRANSFER_SYNTAXES)
 
 
 def _is_waveform(data: bytes) -> bool:

@@ -1,0 +1,157 @@
+"""The native-DICOM parse boundary shared by the components that read DICOM.
+
+PYTEST_DONT_REWRITE
+
+Only native (uncompressed) transfer syntaxes are read.  The file meta group is
+read and checked first, so a compressed or deflated data set is refused before
+pydicom reads it: pydicom inflates a deflated data set whole, without any
+bound, as soon as it starts.  Every failure is a component error with the
+caller's fixed message.
+
+pydicom reports odd values through warnings and through its ``pydicom``
+logger, and both can quote element values (names, identifiers).
+:func:`quiet_pydicom` silences the two while a component reads, and restores
+them afterwards.
+
+Importing this module loads neither numpy nor pydicom;
+:mod:`pytest_openmed.multimodal.media` sniffs against the same
+:data:`NATIVE_TRANSFER_SYNTAXES`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import threading
+import warnings
+from collections.abc import Iterator
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from pytest_openmed.components._base import CorruptAsset, UnsupportedAsset, parse_boundary
+
+if TYPE_CHECKING:
+    from pydicom.dataset import FileDataset
+
+__all__ = [
+    "EXPLICIT_VR_BIG_ENDIAN",
+    "EXPLICIT_VR_LITTLE_ENDIAN",
+    "IMPLICIT_VR_LITTLE_ENDIAN",
+    "NATIVE_TRANSFER_SYNTAXES",
+    "has_dicom_prefix",
+    "quiet_pydicom",
+    "read_native_dicom",
+]
+
+IMPLICIT_VR_LITTLE_ENDIAN = "1.2.840.10008.1.2"
+EXPLICIT_VR_LITTLE_ENDIAN = "1.2.840.10008.1.2.1"
+#: Retired, but still uncompressed.
+EXPLICIT_VR_BIG_ENDIAN = "1.2.840.10008.1.2.2"
+
+#: The closed set of native (uncompressed) transfer syntaxes; every other one is refused.
+NATIVE_TRANSFER_SYNTAXES = frozenset(
+    {IMPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_BIG_ENDIAN}
+)
+
+_LOGGER = "pydicom"
+_SILENT = logging.CRITICAL + 1
+
+
+def has_dicom_prefix(asset: bytes) -> bool:
+    """Whether ``asset`` carries the ``DICM`` prefix after the 128-byte preamble."""
+    return asset[128:132] == b"DICM"
+
+
+class _LogSilencer:
+    """Holds the ``pydicom`` logger above CRITICAL while at least one read is in progress.
+
+    The level, not the logger's ``disabled`` flag, is what silences it: the
+    child loggers (``pydicom.pixels.*``) inherit the level but not the flag.
+    The count keeps overlapping reads (nested, or in threads) from restoring
+    the level while another one still runs; the last one out restores it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = logging.NOTSET
+
+    def __enter__(self) -> None:
+        logger = logging.getLogger(_LOGGER)
+        with self._lock:
+            if self._depth == 0:
+                self._saved = logger.level
+                logger.setLevel(_SILENT)
+            self._depth += 1
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        logger = logging.getLogger(_LOGGER)
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                logger.setLevel(self._saved)
+
+
+_SILENCER = _LogSilencer()
+
+
+@contextlib.contextmanager
+def quiet_pydicom() -> Iterator[None]:
+    """Silence pydicom's warnings and log records; both are restored on leaving.
+
+    Values convert lazily, when an element is first used, so a component keeps
+    every use of a data set inside this block, not only the read.
+    """
+    with _SILENCER, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def _past_file_meta(tag: int, _vr: str | None, _length: int) -> bool:
+    return tag >> 16 != 0x0002
+
+
+def read_native_dicom(
+    asset: bytes,
+    *,
+    unsupported: str,
+    corrupt: str,
+    accepted: frozenset[str] = NATIVE_TRANSFER_SYNTAXES,
+) -> FileDataset:
+    """The data set of a DICOM file whose transfer syntax is in ``accepted``.
+
+    ``accepted`` is a subset of :data:`NATIVE_TRANSFER_SYNTAXES`.  Another
+    transfer syntax raises ``UnsupportedAsset(unsupported)`` before the data set
+    is read; unreadable bytes raise ``CorruptAsset(corrupt)``.  Both messages
+    are the caller's fixed strings.
+    """
+    if not accepted <= NATIVE_TRANSFER_SYNTAXES:
+        raise ValueError("accepted transfer syntaxes must be native ones")
+    import pydicom
+    from pydicom.filereader import read_dataset, read_preamble
+
+    with quiet_pydicom():
+        with parse_boundary(corrupt):
+            handle = io.BytesIO(asset)
+            read_preamble(handle, False)
+            meta = read_dataset(
+                handle, is_implicit_VR=False, is_little_endian=True, stop_when=_past_file_meta
+            )
+            # Every element must convert as explicit VR little endian (Part 10): pydicom
+            # would re-read a group that does not another way than it was checked here.
+            for _element in meta:
+                pass
+            syntax = str(meta.get("TransferSyntaxUID", "")).strip()
+        if not syntax:
+            raise CorruptAsset(corrupt)
+        if syntax not in accepted:
+            raise UnsupportedAsset(unsupported)
+        with parse_boundary(corrupt):
+            dataset = pydicom.dcmread(io.BytesIO(asset))
+    return dataset

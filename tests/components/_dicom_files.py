@@ -1,0 +1,50 @@
+"""DICOM files for the component tests: pydicom's bundled samples, and edited copies of assets."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from typing import Any
+
+__all__ = ["dataset_of", "edited", "pydicom_sample", "saved"]
+
+
+def pydicom_sample(name: str) -> bytes:
+    """The bytes of a test file bundled with pydicom (no download)."""
+    from pydicom.data import get_testdata_file
+
+    path = get_testdata_file(name)
+    assert path is not None
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def dataset_of(asset: bytes) -> Any:
+    """The pydicom data set of ``asset``, for a test to edit; pydicom's warnings are ignored."""
+    import pydicom
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pydicom.dcmread(io.BytesIO(asset))
+
+
+def saved(dataset: Any, **options: Any) -> bytes:
+    """``dataset`` written back to bytes (``options`` go to ``save_as``); warnings are ignored."""
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dataset.save_as(buffer, **options)
+    return buffer.getvalue()
+
+
+def edited(asset: bytes, **changes: Any) -> bytes:
+    """``asset`` with data-set attributes set by keyword, as a conformant DICOM file.
+
+    pydicom's warnings about the new values are ignored: tests plant invalid ones.
+    """
+    dataset = dataset_of(asset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for keyword, value in changes.items():
+            setattr(dataset, keyword, value)
+    return saved(dataset, enforce_file_format=True)
