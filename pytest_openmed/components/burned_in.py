@@ -29,8 +29,6 @@ guarantee; see ``docs/components/burned_in.md``.
 
 from __future__ import annotations
 
-import io
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,12 +39,14 @@ from scipy import ndimage
 from pytest_openmed._canonical import digest_json, sha256_digest
 from pytest_openmed.components._base import (
     AssetTooLarge,
-    ComponentError,
     ComponentOutput,
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
+    parse_boundary,
 )
+from pytest_openmed.components._dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
+from pytest_openmed.components._png import PNG_SIGNATURE, read_png
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -73,9 +73,8 @@ MAX_IMAGE_PIXELS = 8 * 1024 * 1024
 #: Smaller images are not searched (abstain ``image_too_small``).
 MIN_IMAGE_SIDE = 16
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
-_NATIVE_SYNTAXES = frozenset({"1.2.840.10008.1.2", "1.2.840.10008.1.2.1", "1.2.840.10008.1.2.2"})
+_UNDECODABLE = "the image could not be decoded"
 
 IntImage = NDArray[Any]
 FloatImage = NDArray[np.float64]
@@ -173,14 +172,6 @@ CONFIG_B = BurnedInConfig(
 )
 
 
-class _Refused(Exception):
-    """Internal: a fixed refusal raised inside the parse boundary."""
-
-    def __init__(self, error: ComponentError) -> None:
-        super().__init__()
-        self.error = error
-
-
 @dataclass(frozen=True, slots=True)
 class _Decoded:
     pixels: IntImage
@@ -191,23 +182,20 @@ class _Decoded:
 
 def _check_dimensions(rows: object, columns: object) -> None:
     if type(rows) is not int or type(columns) is not int or rows < 1 or columns < 1:
-        raise _Refused(CorruptAsset("image dimensions are missing or invalid"))
+        raise CorruptAsset("image dimensions are missing or invalid")
     if rows > MAX_IMAGE_SIDE or columns > MAX_IMAGE_SIDE or rows * columns > MAX_IMAGE_PIXELS:
-        raise _Refused(AssetTooLarge("image dimensions exceed the component limit"))
+        raise AssetTooLarge("image dimensions exceed the component limit")
 
 
 def _decode_png(asset: bytes) -> _Decoded:
-    from PIL import Image
-
-    with Image.open(io.BytesIO(asset), formats=["PNG"]) as image:
-        width, height = image.size
-        _check_dimensions(height, width)
-        if image.mode not in _PNG_MODES or getattr(image, "n_frames", 1) != 1:
-            raise _Refused(UnsupportedAsset("only single-frame grey PNG images are read"))
-        image.load()
-        pixels = np.array(image)
-    if pixels.shape != (height, width):
-        raise _Refused(CorruptAsset("the image could not be decoded"))
+    pixels = read_png(
+        asset,
+        modes=_PNG_MODES,
+        max_side=MAX_IMAGE_SIDE,
+        max_pixels=MAX_IMAGE_PIXELS,
+        unsupported="only single-frame grey PNG images are read",
+        corrupt=_UNDECODABLE,
+    )
     return _Decoded(pixels=pixels, inverted=False, annotation=None, overlay_planes=0)
 
 
@@ -239,59 +227,49 @@ def _overlay_planes(dataset: Any) -> int:
 
 
 def _decode_dicom(asset: bytes) -> _Decoded:
-    import pydicom
-
-    dataset = pydicom.dcmread(io.BytesIO(asset), force=False)
-    syntax = str(dataset.file_meta.get("TransferSyntaxUID", ""))
-    if syntax not in _NATIVE_SYNTAXES:
-        raise _Refused(UnsupportedAsset("only native (uncompressed) DICOM is read"))
-    if "PixelData" not in dataset:
-        raise _Refused(UnsupportedAsset("the DICOM object holds no image pixels"))
-    photometric = str(dataset.get("PhotometricInterpretation", "")).strip()
-    if (
-        dataset.get("SamplesPerPixel") != 1
-        or photometric not in ("MONOCHROME1", "MONOCHROME2")
-        or dataset.get("BitsAllocated") not in (8, 16)
-    ):
-        raise _Refused(UnsupportedAsset("only 8/16-bit monochrome DICOM images are read"))
-    frames = dataset.get("NumberOfFrames", 1)
-    if frames in (None, ""):
-        frames = 1
-    if int(frames) != 1:
-        raise _Refused(UnsupportedAsset("only single-frame DICOM images are read"))
-    rows, columns = dataset.get("Rows"), dataset.get("Columns")
-    _check_dimensions(rows, columns)
-    expected = rows * columns * (dataset.BitsAllocated // 8)
-    if len(dataset.PixelData) < expected:
-        raise _Refused(CorruptAsset("the DICOM pixel data is shorter than its dimensions"))
-    pixels = np.array(dataset.pixel_array)
-    if pixels.shape != (rows, columns):
-        raise _Refused(CorruptAsset("the image could not be decoded"))
-    return _Decoded(
-        pixels=pixels,
-        inverted=photometric == "MONOCHROME1",
-        annotation=_annotation(dataset),
-        overlay_planes=_overlay_planes(dataset),
-    )
+    with quiet_pydicom():
+        dataset = read_native_dicom(
+            asset, unsupported="only native (uncompressed) DICOM is read", corrupt=_UNDECODABLE
+        )
+        with parse_boundary(_UNDECODABLE):
+            if "PixelData" not in dataset:
+                raise UnsupportedAsset("the DICOM object holds no image pixels")
+            photometric = str(dataset.get("PhotometricInterpretation", "")).strip()
+            if (
+                dataset.get("SamplesPerPixel") != 1
+                or photometric not in ("MONOCHROME1", "MONOCHROME2")
+                or dataset.get("BitsAllocated") not in (8, 16)
+            ):
+                raise UnsupportedAsset("only 8/16-bit monochrome DICOM images are read")
+            frames = dataset.get("NumberOfFrames", 1)
+            if frames in (None, ""):
+                frames = 1
+            if int(frames) != 1:
+                raise UnsupportedAsset("only single-frame DICOM images are read")
+            rows, columns = dataset.get("Rows"), dataset.get("Columns")
+            _check_dimensions(rows, columns)
+            expected = rows * columns * (dataset.BitsAllocated // 8)
+            if len(dataset.PixelData) < expected:
+                raise CorruptAsset("the DICOM pixel data is shorter than its dimensions")
+            pixels = np.array(dataset.pixel_array)
+            if pixels.shape != (rows, columns):
+                raise CorruptAsset(_UNDECODABLE)
+            decoded = _Decoded(
+                pixels=pixels,
+                inverted=photometric == "MONOCHROME1",
+                annotation=_annotation(dataset),
+                overlay_planes=_overlay_planes(dataset),
+            )
+    return decoded
 
 
 def _decode(asset: bytes) -> _Decoded:
     """Dispatch on content (DICOM preamble or PNG signature); typed errors only."""
-    is_dicom = len(asset) >= 132 and asset[128:132] == b"DICM"
-    if not is_dicom and not asset.startswith(_PNG_SIGNATURE):
-        raise UnsupportedAsset("the burned-in component reads native DICOM or grey PNG only")
-    from PIL import Image
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return _decode_dicom(asset) if is_dicom else _decode_png(asset)
-    except _Refused as refused:
-        raise refused.error from None
-    except Image.DecompressionBombError:
-        raise AssetTooLarge("image dimensions exceed the component limit") from None
-    except Exception:
-        raise CorruptAsset("the image could not be decoded") from None
+    if has_dicom_prefix(asset):
+        return _decode_dicom(asset)
+    if asset.startswith(PNG_SIGNATURE):
+        return _decode_png(asset)
+    raise UnsupportedAsset("the burned-in component reads native DICOM or grey PNG only")
 
 
 # --------------------------------------------------------------------------- detection

@@ -17,10 +17,8 @@ Outputs are candidates for review, not clinical facts.
 
 from __future__ import annotations
 
-import io
 import math
 import re
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -29,14 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import ndimage
 
-from pytest_openmed.components._base import (
-    AssetTooLarge,
-    ComponentError,
-    ComponentOutput,
-    CorruptAsset,
-    UnsupportedAsset,
-    check_asset,
-)
+from pytest_openmed.components._base import ComponentOutput, UnsupportedAsset, check_asset
+from pytest_openmed.components._png import PNG_SIGNATURE, read_png
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -72,7 +64,6 @@ MAX_IMAGE_PIXELS = 8 * 1024 * 1024
 MAX_TEMPLATE_FIELDS = 128
 MAX_TEMPLATE_SIDE = 4096
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA"})
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
@@ -340,44 +331,20 @@ CONFIG_B = FormsConfig(
 # --------------------------------------------------------------------------- decoding
 
 
-class _Refused(Exception):
-    """Internal: a fixed refusal raised inside the parse boundary."""
-
-    def __init__(self, error: ComponentError) -> None:
-        super().__init__()
-        self.error = error
-
-
 def _decode_png(asset: bytes) -> GreyImage:
     """Decode a PNG to grey levels 0..255, refusing bombs before decoding."""
-    if not asset.startswith(_PNG_SIGNATURE):
+    if not asset.startswith(PNG_SIGNATURE):
         raise UnsupportedAsset("the forms component reads PNG images only")
-    from PIL import Image
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with Image.open(io.BytesIO(asset), formats=["PNG"]) as image:
-                width, height = image.size
-                if not (
-                    0 < width <= MAX_IMAGE_SIDE
-                    and 0 < height <= MAX_IMAGE_SIDE
-                    and width * height <= MAX_IMAGE_PIXELS
-                ):
-                    raise _Refused(AssetTooLarge("image dimensions exceed the component limit"))
-                if image.mode not in _PNG_MODES or getattr(image, "n_frames", 1) != 1:
-                    raise _Refused(UnsupportedAsset("unsupported PNG pixel mode or animation"))
-                image.load()
-                grey = np.array(image.convert("L"), dtype=np.uint8)
-    except _Refused as refused:
-        raise refused.error from None
-    except Image.DecompressionBombError:
-        raise AssetTooLarge("image dimensions exceed the component limit") from None
-    except Exception:
-        raise CorruptAsset("the PNG image could not be decoded") from None
-    if grey.shape != (height, width):
-        raise CorruptAsset("the PNG image could not be decoded")
-    return grey
+    grey = read_png(
+        asset,
+        modes=_PNG_MODES,
+        max_side=MAX_IMAGE_SIDE,
+        max_pixels=MAX_IMAGE_PIXELS,
+        unsupported="unsupported PNG pixel mode or animation",
+        corrupt="the PNG image could not be decoded",
+        convert="L",
+    )
+    return np.asarray(grey, dtype=np.uint8)
 
 
 # --------------------------------------------------------------------------- registration
