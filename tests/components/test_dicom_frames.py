@@ -9,9 +9,7 @@ measured by its coverage.  The real pydicom multi-frame file is covered.
 
 from __future__ import annotations
 
-import io
 import traceback
-import warnings
 from typing import Any
 
 import numpy as np
@@ -34,6 +32,9 @@ from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, FrameCove
 from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.dicom import generate_dicom_frames
 from pytest_openmed.schemas import load_schema
+
+from ._corruption import corrupted, outputs_or_refusals
+from ._dicom_files import dataset_of, pydicom_sample, saved
 
 SEEDS = (0, 1, 2, 3)
 VALIDATOR = Draft202012Validator(load_schema("component-dicom_frames"))
@@ -87,31 +88,6 @@ def _valid(result: ComponentOutput) -> dict[str, Any]:
 
 def _truth_coverage(truth: set[int], examined: set[int]) -> float:
     return round(len(truth & examined) / len(truth), 6) if truth else 1.0
-
-
-def _dataset(asset: bytes) -> Any:
-    import pydicom
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return pydicom.dcmread(io.BytesIO(asset))
-
-
-def _save(dataset: Any) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dataset.save_as(buffer)
-    return buffer.getvalue()
-
-
-def _rtdose() -> bytes:
-    from pydicom.data import get_testdata_file
-
-    path = get_testdata_file("rtdose.dcm")  # bundled with pydicom: no download
-    assert path is not None
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 # -- accuracy --------------------------------------------------------------------------------
@@ -207,7 +183,7 @@ def test_configurations_differ_on_adverse_and_ambiguous_slices(
 
 
 def test_real_multiframe_rtdose_is_covered() -> None:
-    asset = _rtdose()
+    asset = pydicom_sample("rtdose.dcm")
     output = _valid(result := run(asset, CONFIG_A))
     assert not result.abstained
     assert output["frame_count"] == 15
@@ -221,11 +197,11 @@ def test_real_multiframe_rtdose_is_covered() -> None:
 
 
 def test_localised_hotspot_in_real_rtdose_is_content() -> None:
-    dataset = _dataset(_rtdose())
+    dataset = dataset_of(pydicom_sample("rtdose.dcm"))
     pixels = dataset.pixel_array.astype(np.uint32)
     pixels[5, 4:6, 4:6] += 60_000  # a local dose hotspot on the smooth field
     dataset.PixelData = pixels.astype("<u4").tobytes()
-    output = _valid(run(_save(dataset), CONFIG_A))
+    output = _valid(run(saved(dataset), CONFIG_A))
     assert output["content_frames"] == [5]
 
 
@@ -328,29 +304,23 @@ def test_garbage_is_corrupt(asset: bytes) -> None:
 
 @pytest.mark.parametrize("name", ["MR_small_RLE.dcm", "JPEG2000.dcm"])
 def test_compressed_transfer_syntaxes_are_unsupported(name: str) -> None:
-    from pydicom.data import get_testdata_file
-
-    path = get_testdata_file(name)  # bundled with pydicom
-    assert path is not None
-    with open(path, "rb") as handle:
-        asset = handle.read()
     with pytest.raises(UnsupportedAsset):
-        run(asset)
+        run(pydicom_sample(name))
 
 
 def test_declared_size_is_bounded_before_decoding(small: bytes) -> None:
-    dataset = _dataset(small)
+    dataset = dataset_of(small)
     dataset.NumberOfFrames = 4096
     dataset.Rows = dataset.Columns = 4096
     with pytest.raises(UnsupportedAsset):
-        run(_save(dataset))
+        run(saved(dataset))
 
 
 def test_short_pixel_data_is_corrupt(small: bytes) -> None:
-    dataset = _dataset(small)
+    dataset = dataset_of(small)
     dataset.PixelData = dataset.PixelData[:-2048]
     with pytest.raises(CorruptAsset):
-        run(_save(dataset))
+        run(saved(dataset))
 
 
 @pytest.mark.parametrize(
@@ -363,42 +333,42 @@ def test_short_pixel_data_is_corrupt(small: bytes) -> None:
     ],
 )
 def test_unsupported_pixel_layouts(small: bytes, changes: dict[str, Any]) -> None:
-    dataset = _dataset(small)
+    dataset = dataset_of(small)
     for keyword, value in changes.items():
         setattr(dataset, keyword, value)
     with pytest.raises(UnsupportedAsset):
-        run(_save(dataset))
+        run(saved(dataset))
 
 
 def test_missing_pixel_data_is_unsupported(small: bytes) -> None:
-    dataset = _dataset(small)
+    dataset = dataset_of(small)
     del dataset.PixelData
     with pytest.raises(UnsupportedAsset):
-        run(_save(dataset))
+        run(saved(dataset))
 
 
 def test_monochrome1_is_read_inverted(nominal: list[Case]) -> None:
-    dataset = _dataset(nominal[0].source.asset)
+    dataset = dataset_of(nominal[0].source.asset)
     pixels = dataset.pixel_array
     dataset.PixelData = (65535 - pixels).astype("<u2").tobytes()
     dataset.PhotometricInterpretation = "MONOCHROME1"
-    output = _valid(run(_save(dataset), CONFIG_A))
+    output = _valid(run(saved(dataset), CONFIG_A))
     assert output["content_frames"] == nominal[0].truth["content_frames"]
 
 
 def test_canaries_never_surface(small: bytes) -> None:
     canary = "canarydicomframes9f3a"
-    dataset = _dataset(small)
+    dataset = dataset_of(small)
     dataset.PatientName = canary
     dataset.PatientID = canary
     dataset.SeriesDescription = canary
-    planted = _save(dataset)
+    planted = saved(dataset)
     result = run(planted)
     assert canary not in result.to_json() and canary not in repr(result)
-    broken = _dataset(planted)
+    broken = dataset_of(planted)
     broken.PixelData = broken.PixelData[:100]
     with pytest.raises(ComponentError) as caught:
-        run(_save(broken))
+        run(saved(broken))
     assert canary not in "".join(traceback.format_exception(caught.value))
     with pytest.raises(ComponentError) as caught:
         run(planted[: planted.index(canary.encode()) + 4])  # cut inside the planted name
@@ -409,34 +379,11 @@ def test_canaries_never_surface(small: bytes) -> None:
 # -- corrupted bytes -------------------------------------------------------------------------
 
 
-def _mutations(size: int) -> st.SearchStrategy[tuple[str, Any]]:
-    position = st.one_of(st.integers(0, min(size, 1024) - 1), st.integers(0, size - 1))
-    flips = st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)
-    return st.one_of(
-        st.tuples(st.just("truncate"), st.integers(0, size - 1)),
-        st.tuples(st.just("flip"), flips),
-    )
-
-
-def _apply(asset: bytes, mutation: tuple[str, Any]) -> bytes:
-    kind, detail = mutation
-    if kind == "truncate":
-        return asset[:detail]
-    data = bytearray(asset)
-    for position, bit in detail:
-        data[position] ^= 1 << bit
-    return bytes(data)
-
-
 @settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     small: bytes, data: st.DataObject
 ) -> None:
-    mutated = _apply(small, data.draw(_mutations(len(small))))
-    for config in (CONFIG_A, CONFIG_B):
-        try:
-            result = run(mutated, config)
-        except ComponentError:
-            continue
+    mutated = data.draw(corrupted(small))
+    for result in outputs_or_refusals(run, mutated, (CONFIG_A, CONFIG_B)):
         _valid(result)

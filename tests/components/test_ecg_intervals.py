@@ -47,6 +47,9 @@ from pytest_openmed.development.sources.ecg import (
 )
 from pytest_openmed.schemas import load_schema
 
+from ._corruption import corrupted, outputs_or_refusals
+from ._dicom_files import pydicom_sample
+
 VALIDATOR = Draft202012Validator(load_schema("component-ecg_intervals"))
 NOMINAL_RATES = tuple(range(40, 181, 10))
 INTERVAL_TOLERANCE_MS = 20.0
@@ -309,17 +312,8 @@ def test_a_hidden_p_wave_gives_a_null_pr_candidate() -> None:
 # -- real data ---------------------------------------------------------------------------------
 
 
-def _real_ecg() -> bytes:
-    from pydicom.data import get_testdata_file
-
-    path = get_testdata_file("waveform_ecg.dcm")  # bundled with pydicom: no download
-    assert path is not None
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
 def test_real_pydicom_ecg_gives_plausible_beats_and_intervals() -> None:
-    asset = _real_ecg()
+    asset = pydicom_sample("waveform_ecg.dcm")
     lead_ii = read_waveform(asset).lead("II")
     for config in (CONFIG_A, CONFIG_B):
         result = run(asset, config)
@@ -404,25 +398,6 @@ def test_canaries_never_surface(small: bytes) -> None:
     assert "r_peaks" not in repr(result)
 
 
-def _mutations(size: int) -> st.SearchStrategy[tuple[str, Any]]:
-    position = st.one_of(st.integers(0, min(size, 512) - 1), st.integers(0, size - 1))
-    flips = st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)
-    return st.one_of(
-        st.tuples(st.just("truncate"), st.integers(0, size - 1)),
-        st.tuples(st.just("flip"), flips),
-    )
-
-
-def _apply(asset: bytes, mutation: tuple[str, Any]) -> bytes:
-    kind, detail = mutation
-    if kind == "truncate":
-        return asset[:detail]
-    data = bytearray(asset)
-    for position, bit in detail:
-        data[position] ^= 1 << bit
-    return bytes(data)
-
-
 @pytest.fixture(scope="module")
 def small_dicom() -> bytes:
     recording = synthesise_ecg(10, "nominal", heart_rate_bpm=80.0, sampling_rate_hz=250.0,
@@ -436,10 +411,6 @@ def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     small: bytes, small_dicom: bytes, data: st.DataObject
 ) -> None:
     asset = small_dicom if data.draw(st.booleans()) else small
-    mutated = _apply(asset, data.draw(_mutations(len(asset))))
-    for config in (CONFIG_A, CONFIG_B):
-        try:
-            result = run(mutated, config)
-        except ComponentError:
-            continue
+    mutated = data.draw(corrupted(asset, header=512))
+    for result in outputs_or_refusals(run, mutated, (CONFIG_A, CONFIG_B)):
         _valid(result)

@@ -51,6 +51,9 @@ from pytest_openmed.development.sources.ecg import (
 )
 from pytest_openmed.schemas import load_schema
 
+from ._corruption import corrupted, outputs_or_refusals
+from ._dicom_files import pydicom_sample
+
 VALIDATOR = Draft202012Validator(load_schema("component-ecg_quality"))
 SET_SIZES = {"nominal": 20, "adverse_acquisition": 24, "ambiguity_conflict": 16}
 
@@ -91,15 +94,6 @@ def _valid(result: ComponentOutput) -> dict[str, Any]:
 
 def _flags(result: ComponentOutput) -> dict[str, set[str]]:
     return {lead: set(entry["flags"]) for lead, entry in result.output["leads"].items()}
-
-
-def _real_ecg() -> bytes:
-    from pydicom.data import get_testdata_file
-
-    path = get_testdata_file("waveform_ecg.dcm")  # bundled with pydicom: no download
-    assert path is not None
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 # -- the generated set --------------------------------------------------------------------
@@ -201,7 +195,7 @@ def test_every_output_validates_against_the_schema(cases: dict[str, list[Case]])
 
 
 def test_real_pydicom_ecg_is_acceptable_under_both_configurations() -> None:
-    asset = _real_ecg()
+    asset = pydicom_sample("waveform_ecg.dcm")
     for config in (CONFIG_A, CONFIG_B):
         result = run(asset, config)
         output = _valid(result)
@@ -320,39 +314,17 @@ def test_canaries_never_surface(small: bytes) -> None:
     assert "0." not in repr(result)
 
 
-def _mutations(size: int) -> st.SearchStrategy[tuple[str, Any]]:
-    position = st.one_of(st.integers(0, min(size, 512) - 1), st.integers(0, size - 1))
-    flips = st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)
-    return st.one_of(
-        st.tuples(st.just("truncate"), st.integers(0, size - 1)),
-        st.tuples(st.just("flip"), flips),
-    )
-
-
-def _apply(asset: bytes, mutation: tuple[str, Any]) -> bytes:
-    kind, detail = mutation
-    if kind == "truncate":
-        return asset[:detail]
-    data = bytearray(asset)
-    for position, bit in detail:
-        data[position] ^= 1 << bit
-    return bytes(data)
-
-
 @settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     small: bytes, data: st.DataObject
 ) -> None:
-    mutated = _apply(small, data.draw(_mutations(len(small))))
-    try:
-        result = run(mutated, CONFIG_A)
-    except ComponentError:
-        return
-    _valid(result)
-    assert set(result.output["leads"]) <= {"I", "II", "III", "aVR", "aVL", "aVF",
-                                          "V1", "V2", "V3", "V4", "V5", "V6"}
-    assert all(set(e["flags"]) <= set(FLAGS) for e in result.output["leads"].values())
+    mutated = data.draw(corrupted(small, header=512))
+    for result in outputs_or_refusals(run, mutated, (CONFIG_A,)):
+        _valid(result)
+        assert set(result.output["leads"]) <= {"I", "II", "III", "aVR", "aVL", "aVF",
+                                              "V1", "V2", "V3", "V4", "V5", "V6"}
+        assert all(set(e["flags"]) <= set(FLAGS) for e in result.output["leads"].values())
 
 
 def test_flat_mask_marks_a_held_stretch_exactly() -> None:

@@ -44,6 +44,8 @@ from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.forms import generate_form_grounding
 from pytest_openmed.schemas import load_schema
 
+from ._corruption import corrupted, outputs_or_refusals
+
 VALIDATOR = Draft202012Validator(load_schema("component-forms"))
 TEMPLATE_VALIDATOR = Draft202012Validator(load_schema("form-template"))
 CANARY = "CANARY-7f3a9c-FORMS"
@@ -351,14 +353,5 @@ def small_form() -> bytes:
 def test_corrupted_assets_give_typed_errors_or_valid_outputs(
     small_form: bytes, data: st.DataObject
 ) -> None:
-    asset = bytearray(small_form)
-    if data.draw(st.booleans(), label="truncate"):
-        asset = asset[: data.draw(st.integers(0, len(asset) - 1), label="length")]
-    else:
-        for position in data.draw(st.lists(st.integers(0, len(asset) - 1), min_size=1, max_size=8)):
-            asset[position] ^= 1 << data.draw(st.integers(0, 7), label="bit")
-    try:
-        output = run(bytes(asset))
-    except ComponentError:
-        return
-    VALIDATOR.validate(output.to_dict())
+    for output in outputs_or_refusals(run, data.draw(corrupted(small_form)), (CONFIG_A,)):
+        VALIDATOR.validate(output.to_dict())

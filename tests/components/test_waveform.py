@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import io
 import json
-import warnings
 from typing import Any
 
 import numpy as np
@@ -24,6 +22,8 @@ from pytest_openmed.components._waveform import (
 )
 from pytest_openmed.development.sources.ecg import synthesise_ecg, waveform_dicom, waveform_json
 from pytest_openmed.schemas import load_schema
+
+from ._dicom_files import dataset_of, pydicom_sample, saved
 
 SCHEMA = Draft202012Validator(load_schema("waveform.v1"))
 
@@ -54,29 +54,6 @@ def recording() -> Any:
 @pytest.fixture(scope="module")
 def dicom_asset(recording: Any) -> bytes:
     return waveform_dicom(recording, seed=11)
-
-
-def _dataset(asset: bytes) -> Any:
-    import pydicom
-
-    return pydicom.dcmread(io.BytesIO(asset))
-
-
-def _save(dataset: Any, **kwargs: Any) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        dataset.save_as(buffer, **kwargs)
-    return buffer.getvalue()
-
-
-def _real_ecg() -> bytes:
-    from pydicom.data import get_testdata_file
-
-    path = get_testdata_file("waveform_ecg.dcm")  # bundled with pydicom: no download
-    assert path is not None
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 # -- JSON carrier ---------------------------------------------------------------------
@@ -222,13 +199,13 @@ def test_reader_accepts_exactly_the_schema_valid_documents(document: dict[str, A
 
 
 def test_real_pydicom_ecg_is_read_in_millivolts() -> None:
-    asset = _real_ecg()
+    asset = pydicom_sample("waveform_ecg.dcm")
     waveform = read_waveform(asset)
     assert waveform.lead_names == STANDARD_LEADS
     assert waveform.sampling_rate_hz == 1000.0
     assert waveform.n_samples == 10_000
     assert waveform.duration_s == 10.0
-    dataset = _dataset(asset)
+    dataset = dataset_of(asset)
     expected = dataset.waveform_array(0) / 1000.0  # channel sensitivity is in microvolts
     np.testing.assert_allclose(waveform.samples, expected.T)
     assert 0.5 < float(np.ptp(waveform.lead("II"))) < 3.0  # a QRS of about a millivolt
@@ -248,17 +225,17 @@ def test_millivolt_sensitivity_is_converted(recording: Any) -> None:
 
 
 def test_sensitivity_correction_and_baseline_are_applied(dicom_asset: bytes) -> None:
-    dataset = _dataset(dicom_asset)
+    dataset = dataset_of(dicom_asset)
     for channel in dataset.WaveformSequence[0].ChannelDefinitionSequence:
         channel.ChannelSensitivityCorrectionFactor = "2"
         channel.ChannelBaseline = "100"  # in the sensitivity unit (µV)
-    changed = read_waveform(_save(dataset))
+    changed = read_waveform(saved(dataset))
     original = read_waveform(dicom_asset)
     np.testing.assert_allclose(changed.samples, original.samples * 2 + 0.1)
 
 
 def test_lead_names_fall_back_to_code_meanings(dicom_asset: bytes) -> None:
-    dataset = _dataset(dicom_asset)
+    dataset = dataset_of(dicom_asset)
     meanings = ["Lead I (Einthoven)", "lead ii", "III", "Lead aVR (Goldberger)", "AVL", "aVF"]
     channels = dataset.WaveformSequence[0].ChannelDefinitionSequence
     for index, meaning in enumerate(meanings):
@@ -266,20 +243,20 @@ def test_lead_names_fall_back_to_code_meanings(dicom_asset: bytes) -> None:
         code.CodingSchemeDesignator = "99LOCAL"
         code.CodeValue = "X"
         code.CodeMeaning = meaning
-    assert read_waveform(_save(dataset)).lead_names == STANDARD_LEADS
+    assert read_waveform(saved(dataset)).lead_names == STANDARD_LEADS
 
 
 def test_non_standard_channels_are_skipped(dicom_asset: bytes) -> None:
-    dataset = _dataset(dicom_asset)
+    dataset = dataset_of(dicom_asset)
     code = dataset.WaveformSequence[0].ChannelDefinitionSequence[3].ChannelSourceSequence[0]
     code.CodingSchemeDesignator, code.CodeValue, code.CodeMeaning = "99LOCAL", "X", "Lead V4R"
-    waveform = read_waveform(_save(dataset))
+    waveform = read_waveform(saved(dataset))
     assert "aVR" not in waveform.lead_names
     assert len(waveform.lead_names) == 11
 
 
 def _mutated(asset: bytes, change: str) -> bytes:
-    dataset = _dataset(asset)
+    dataset = dataset_of(asset)
     group = dataset.WaveformSequence[0]
     channels = group.ChannelDefinitionSequence
     if change == "duplicate_lead":
@@ -312,7 +289,7 @@ def _mutated(asset: bytes, change: str) -> bytes:
         for channel in channels:
             code = channel.ChannelSourceSequence[0]
             code.CodingSchemeDesignator, code.CodeValue, code.CodeMeaning = "L", "X", "Frank X"
-    return _save(dataset)
+    return saved(dataset)
 
 
 @pytest.mark.parametrize(
@@ -337,10 +314,10 @@ def test_unreadable_dicom_ecg_is_unsupported(dicom_asset: bytes, change: str) ->
 def test_deflated_dicom_is_refused_before_inflating(dicom_asset: bytes) -> None:
     from pydicom.uid import DeflatedExplicitVRLittleEndian
 
-    dataset = _dataset(dicom_asset)
+    dataset = dataset_of(dicom_asset)
     dataset.file_meta.TransferSyntaxUID = DeflatedExplicitVRLittleEndian
     with pytest.raises(UnsupportedAsset):
-        read_waveform(_save(dataset, enforce_file_format=True))
+        read_waveform(saved(dataset, enforce_file_format=True))
 
 
 def test_dicom_without_preamble_is_unsupported(dicom_asset: bytes) -> None:
@@ -400,12 +377,12 @@ def test_canaries_never_surface_in_errors_or_values(dicom_asset: bytes) -> None:
         assert canary not in str(error) and canary not in repr(error)
     else:  # pragma: no cover - the document is invalid
         raise AssertionError("invalid document accepted")
-    dataset = _dataset(dicom_asset)
+    dataset = dataset_of(dicom_asset)
     dataset.PatientName = canary
     channel = dataset.WaveformSequence[0].ChannelDefinitionSequence[0]
     channel.ChannelSensitivityUnitsSequence[0].CodeValue = canary
     try:
-        read_waveform(_save(dataset))
+        read_waveform(saved(dataset))
     except ComponentError as error:
         assert canary not in str(error) and canary not in repr(error)
         assert error.__cause__ is None

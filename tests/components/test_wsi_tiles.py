@@ -38,6 +38,8 @@ from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.wsi import generate_wsi_tiles, render_tissue_mask
 from pytest_openmed.schemas import load_schema
 
+from ._corruption import corrupted, outputs_or_refusals
+
 VALIDATOR = Draft202012Validator(load_schema("component-wsi_tiles"))
 #: Ambiguity seeds: B's every-4th-tile sample catches the displaced patch in 0, misses it in 3.
 AMBIGUITY_SEEDS = (0, 3)
@@ -426,34 +428,11 @@ def test_canaries_never_surface(nominal: list[Case]) -> None:
 # -- corrupted bytes -------------------------------------------------------------------------
 
 
-def _mutations(size: int) -> st.SearchStrategy[tuple[str, Any]]:
-    position = st.one_of(st.integers(0, min(size, 1024) - 1), st.integers(0, size - 1))
-    flips = st.lists(st.tuples(position, st.integers(0, 7)), min_size=1, max_size=8)
-    return st.one_of(
-        st.tuples(st.just("truncate"), st.integers(0, size - 1)),
-        st.tuples(st.just("flip"), flips),
-    )
-
-
-def _apply(asset: bytes, mutation: tuple[str, Any]) -> bytes:
-    kind, detail = mutation
-    if kind == "truncate":
-        return asset[:detail]
-    data = bytearray(asset)
-    for position, bit in detail:
-        data[position] ^= 1 << bit
-    return bytes(data)
-
-
 @settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     small: bytes, data: st.DataObject
 ) -> None:
-    mutated = _apply(small, data.draw(_mutations(len(small))))
-    for config in (CONFIG_A, CONFIG_B):
-        try:
-            result = run(mutated, config)
-        except ComponentError:
-            continue
+    mutated = data.draw(corrupted(small))
+    for result in outputs_or_refusals(run, mutated, (CONFIG_A, CONFIG_B)):
         _valid(result)
