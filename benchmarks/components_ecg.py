@@ -15,31 +15,16 @@ component / baseline.  Target (issue 5): under 200 ms per source.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import io
 import json
-import statistics
-import time
-from collections.abc import Callable
 
 import numpy as np
+from _timing import Row, arguments, median_ms, report, time_configs
 
 from pytest_openmed.components import ecg_intervals, ecg_quality
 from pytest_openmed.development.sources import SLICES
 from pytest_openmed.development.sources.ecg import generate_ecg_intervals
-
-TARGET_MS = 200.0
-
-
-def _median_ms(action: Callable[[], object], repeat: int) -> float:
-    action()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return 1000.0 * statistics.median(times)
 
 
 def _decode_json(asset: bytes) -> object:
@@ -63,11 +48,7 @@ def _real_ecg() -> bytes:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-
+    args = arguments(__doc__)
     sources = []
     for slice_name in SLICES:
         for carrier in ("json", "dicom"):
@@ -75,27 +56,20 @@ def main() -> int:
             sources.append((f"{slice_name}/{carrier}", asset, carrier))
     sources.append(("pydicom waveform_ecg.dcm", _real_ecg(), "dicom"))
 
-    rows = []
+    rows: list[Row] = []
     for label, asset, carrier in sources:
         decode = _decode_json if carrier == "json" else _decode_dicom
-        base = _median_ms(functools.partial(decode, asset), args.repeat)
-        for name, module in (("ecg_quality", ecg_quality), ("ecg_intervals", ecg_intervals)):
-            for config_label in ("A", "B"):
-                config = getattr(module, f"CONFIG_{config_label}")
-                ms = _median_ms(functools.partial(module.run, asset, config), args.repeat)
-                rows.append((name, label, config_label, ms, f"{carrier} decode", base))
-
-    print(f"{'component':<14} {'source':<32} cfg {'ms':>7}  {'baseline':<13} {'ms':>7}  ratio")
-    worst = 0.0
-    for component, label, config_label, ms, baseline, base in rows:
-        worst = max(worst, ms)
-        print(
-            f"{component:<14} {label:<32} {config_label:>3} {ms:7.1f}  {baseline:<13} "
-            f"{base:7.1f}  {ms / base:5.1f}x"
-        )
-    verdict = "met" if worst < TARGET_MS else "MISSED"
-    print(f"slowest component run: {worst:.1f} ms (target < {TARGET_MS:.0f} ms: {verdict})")
-    return 0 if worst < TARGET_MS else 1
+        base = median_ms(functools.partial(decode, asset), args.repeat)
+        for module in (ecg_quality, ecg_intervals):
+            rows += time_configs(
+                module,
+                label,
+                asset,
+                baseline=f"{carrier} decode",
+                baseline_ms=base,
+                repeat=args.repeat,
+            )
+    return report(rows)
 
 
 if __name__ == "__main__":

@@ -15,15 +15,12 @@ baseline.  Target (issue 5): under 200 ms per source.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import io
-import statistics
-import time
 import warnings
-from collections.abc import Callable
 
 import numpy as np
+from _timing import Row, arguments, median_ms, report, time_configs
 
 from pytest_openmed.components import burned_in, forms
 from pytest_openmed.development.sources import SLICES
@@ -32,18 +29,6 @@ from pytest_openmed.development.sources.burned_in import (
     generate_burned_in_identifier_coverage,
 )
 from pytest_openmed.development.sources.forms import generate_form_grounding
-
-TARGET_MS = 200.0
-
-
-def _median_ms(action: Callable[[], object], repeat: int) -> float:
-    action()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return 1000.0 * statistics.median(times)
 
 
 def _decode_png_grey(asset: bytes) -> object:
@@ -76,18 +61,19 @@ def _real_overlay() -> bytes:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-
-    rows = []
+    args = arguments(__doc__)
+    rows: list[Row] = []
     for slice_name in SLICES:
         page = generate_form_grounding(args.seed, slice_name).asset
-        base = _median_ms(functools.partial(_decode_png_grey, page), args.repeat)
-        for label, form_config in (("A", forms.CONFIG_A), ("B", forms.CONFIG_B)):
-            ms = _median_ms(functools.partial(forms.run, page, form_config), args.repeat)
-            rows.append(("forms", slice_name, label, ms, "Pillow PNG decode", base))
+        base = median_ms(functools.partial(_decode_png_grey, page), args.repeat)
+        rows += time_configs(
+            forms,
+            slice_name,
+            page,
+            baseline="Pillow PNG decode",
+            baseline_ms=base,
+            repeat=args.repeat,
+        )
     sources = [
         (
             f"{slice_name}/{carrier}",
@@ -98,22 +84,11 @@ def main() -> int:
     ]
     sources.append(("real/examples_overlay", _real_overlay()))
     for name, asset in sources:
-        base = _median_ms(functools.partial(_decode_pixels, asset), args.repeat)
-        for label, mask_config in (("A", burned_in.CONFIG_A), ("B", burned_in.CONFIG_B)):
-            ms = _median_ms(functools.partial(burned_in.run, asset, mask_config), args.repeat)
-            rows.append(("burned_in", name, label, ms, "pixel decode", base))
-
-    print(f"{'component':<10} {'source':<32} cfg {'ms':>8}  {'baseline':<18} {'ms':>8}  ratio")
-    worst = 0.0
-    for component, name, label, ms, baseline, base in rows:
-        worst = max(worst, ms)
-        print(
-            f"{component:<10} {name:<32} {label:>3} {ms:8.1f}  {baseline:<18} "
-            f"{base:8.1f}  {ms / base:6.1f}x"
+        base = median_ms(functools.partial(_decode_pixels, asset), args.repeat)
+        rows += time_configs(
+            burned_in, name, asset, baseline="pixel decode", baseline_ms=base, repeat=args.repeat
         )
-    verdict = "met" if worst < TARGET_MS else "MISSED"
-    print(f"slowest component run: {worst:.1f} ms (target < {TARGET_MS:.0f} ms: {verdict})")
-    return 0 if worst < TARGET_MS else 1
+    return report(rows)
 
 
 if __name__ == "__main__":
