@@ -143,10 +143,10 @@ def read_native_dicom(
             meta = read_dataset(
                 handle, is_implicit_VR=False, is_little_endian=True, stop_when=_past_file_meta
             )
-            # Every element must convert as explicit VR little endian (Part 10): pydicom
-            # would re-read a group that does not another way than it was checked here.
-            for _element in meta:
-                pass
+            if meta:
+                # pydicom re-reads the group as implicit VR when its first element does not
+                # convert, and could then find another transfer syntax than the one checked.
+                _ = meta[min(meta.keys())]
             syntax = str(meta.get("TransferSyntaxUID", "")).strip()
         if not syntax:
             raise CorruptAsset(corrupt)
