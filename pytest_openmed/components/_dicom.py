@@ -140,13 +140,10 @@ def read_native_dicom(
         with parse_boundary(corrupt):
             handle = io.BytesIO(asset)
             read_preamble(handle, False)
+            # The group as dcmread reads it, so the syntax checked is the one it then uses.
             meta = read_dataset(
                 handle, is_implicit_VR=False, is_little_endian=True, stop_when=_past_file_meta
             )
-            if meta:
-                # pydicom re-reads the group as implicit VR when its first element does not
-                # convert, and could then find another transfer syntax than the one checked.
-                _ = meta[min(meta.keys())]
             syntax = str(meta.get("TransferSyntaxUID", "")).strip()
         if not syntax:
             raise CorruptAsset(corrupt)

@@ -167,10 +167,18 @@ def test_unreadable_bytes_are_corrupt_with_the_callers_message(asset: bytes) -> 
     assert caught.value.__context__ is None or caught.value.__suppress_context__
 
 
-def test_a_file_meta_group_without_a_transfer_syntax_is_corrupt(frames: bytes) -> None:
+def test_a_file_meta_group_without_a_transfer_syntax_is_corrupt() -> None:
     with pytest.raises(CorruptAsset) as caught:
         _read(_file(None, b""))
     assert str(caught.value) == CORRUPT
+
+
+def test_a_file_meta_group_with_an_unknown_value_representation_is_corrupt() -> None:
+    native = _file(EXPLICIT_VR_LITTLE_ENDIAN, b"")
+    unknown_vr = b"\x02\x00\x00\x00XX\x04\x00" + bytes(4)  # (0002,0000) sorts first
+    with pytest.raises(CorruptAsset):
+        _read(native[:132] + unknown_vr + native[132:])
+    assert _read(native) is not None
 
 
 def test_a_native_file_is_read(frames: bytes) -> None:
