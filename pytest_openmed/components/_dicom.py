@@ -106,7 +106,9 @@ def quiet_pydicom() -> Iterator[None]:
     """Silence pydicom's warnings and log records; both are restored on leaving.
 
     Values convert lazily, when an element is first used, so a component keeps
-    every use of a data set inside this block, not only the read.
+    every use of a data set inside this block, not only the read.  Like any
+    ``warnings.catch_warnings``, the warning part is process-wide and not
+    thread-safe; the logger part is counted, so overlapping reads restore it once.
     """
     with _SILENCER, warnings.catch_warnings():
         warnings.simplefilter("ignore")
