@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
+import threading
 from collections.abc import Iterator, Mapping
-from types import MappingProxyType
+from types import MappingProxyType, TracebackType
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json, digest_json
@@ -20,6 +22,7 @@ __all__ = [
     "ComponentError",
     "ComponentOutput",
     "CorruptAsset",
+    "LibraryLogSilencer",
     "UnsupportedAsset",
     "check_asset",
     "config_digest",
@@ -137,3 +140,42 @@ class ComponentOutput:
             f"ComponentOutput(abstained={self.abstained}, abstain_reason={self.abstain_reason!r}, "
             f"safety_failures={self.safety_failures!r})"
         )
+
+
+class LibraryLogSilencer:
+    """Holds a library's logger above CRITICAL while at least one read is in progress.
+
+    Libraries (pydicom, tifffile) log about odd input, and a record can quote
+    a value from the file (a name, an identifier).
+
+    The level, not the logger's ``disabled`` flag, is what silences it: the
+    child loggers (``pydicom.pixels.*``, say) inherit the level but not the flag.
+    The count keeps overlapping reads (nested, or in threads) from restoring
+    the level while another one still runs; the last one out restores it.
+    """
+
+    def __init__(self, logger_name: str) -> None:
+        self._name = logger_name
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = logging.NOTSET
+
+    def __enter__(self) -> None:
+        logger = logging.getLogger(self._name)
+        with self._lock:
+            if self._depth == 0:
+                self._saved = logger.level
+                logger.setLevel(logging.CRITICAL + 1)
+            self._depth += 1
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        logger = logging.getLogger(self._name)
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                logger.setLevel(self._saved)

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import contextlib
 import io
-import logging
-import threading
 import warnings
 from collections.abc import Iterator
-from types import TracebackType
 from typing import TYPE_CHECKING
 
-from pytest_openmed.components._base import CorruptAsset, UnsupportedAsset, parse_boundary
+from pytest_openmed.components._base import (
+    CorruptAsset,
+    LibraryLogSilencer,
+    UnsupportedAsset,
+    parse_boundary,
+)
 
 if TYPE_CHECKING:
     from pydicom.dataset import FileDataset
@@ -54,51 +56,13 @@ NATIVE_TRANSFER_SYNTAXES = frozenset(
     {IMPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_BIG_ENDIAN}
 )
 
-_LOGGER = "pydicom"
-_SILENT = logging.CRITICAL + 1
-
 
 def has_dicom_prefix(asset: bytes) -> bool:
     """Whether ``asset`` carries the ``DICM`` prefix after the 128-byte preamble."""
     return asset[128:132] == b"DICM"
 
 
-class _LogSilencer:
-    """Holds the ``pydicom`` logger above CRITICAL while at least one read is in progress.
-
-    The level, not the logger's ``disabled`` flag, is what silences it: the
-    child loggers (``pydicom.pixels.*``) inherit the level but not the flag.
-    The count keeps overlapping reads (nested, or in threads) from restoring
-    the level while another one still runs; the last one out restores it.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._saved = logging.NOTSET
-
-    def __enter__(self) -> None:
-        logger = logging.getLogger(_LOGGER)
-        with self._lock:
-            if self._depth == 0:
-                self._saved = logger.level
-                logger.setLevel(_SILENT)
-            self._depth += 1
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        logger = logging.getLogger(_LOGGER)
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0:
-                logger.setLevel(self._saved)
-
-
-_SILENCER = _LogSilencer()
+_SILENCER = LibraryLogSilencer("pydicom")
 
 
 @contextlib.contextmanager

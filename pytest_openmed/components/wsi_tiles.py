@@ -49,6 +49,7 @@ from pytest_openmed._canonical import finite_float, sha256_digest
 from pytest_openmed.components._base import (
     ComponentOutput,
     CorruptAsset,
+    LibraryLogSilencer,
     UnsupportedAsset,
     check_asset,
     parse_boundary,
@@ -67,6 +68,10 @@ __all__ = [
     "TilePlanConfig",
     "run",
 ]
+
+#: tifffile logs about malformed files (to stderr when nothing is configured);
+#: silenced while a slide is read, like every library's logging here.
+_TIFFFILE_LOGS = LibraryLogSilencer("tifffile")
 
 #: Closed tissue-mask methods.
 TISSUE_METHODS = ("otsu_saturation", "fixed_saturation")
@@ -246,6 +251,7 @@ def _open(asset: bytes) -> list[_Level]:
 
     budget = [MAX_DECODED_PIXELS]
     with (
+        _TIFFFILE_LOGS,
         parse_boundary("asset is not a readable TIFF"),
         tifffile.TiffFile(io.BytesIO(asset)) as tif,
     ):

@@ -122,7 +122,7 @@ def _is_native_dicom(data: bytes) -> bool:
     from pydicom.filereader import read_dataset
 
     # Imported here: the components package is not loaded with multimodal.
-    from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES
+    from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES, quiet_pydicom
 
     # (0002,0000) UL, explicit VR little endian, right after the "DICM" prefix.
     if data[132:138] != b"\x02\x00\x00\x00UL" or data[138:140] != b"\x04\x00":
@@ -132,8 +132,8 @@ def _is_native_dicom(data: bytes) -> bool:
     if end > len(data):
         return False
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
+        with quiet_pydicom(), warnings.catch_warnings():
+            warnings.simplefilter("error")  # an odd value means "not well formed"
             meta = read_dataset(io.BytesIO(data[132:end]), False, True)
             if any(tag.group != 0x0002 for tag in meta.keys()):
                 return False

@@ -55,3 +55,42 @@ def test_any_other_failure_becomes_the_fixed_corrupt_asset(failure: type[Excepti
 def test_interrupts_are_not_swallowed() -> None:
     with pytest.raises(KeyboardInterrupt), parse_boundary("unreadable"):
         raise KeyboardInterrupt
+
+
+def test_a_library_logger_is_silenced_inside_and_restored_after() -> None:
+    import logging
+
+    from pytest_openmed.components._base import LibraryLogSilencer
+
+    logger = logging.getLogger("openmed-test-library")
+    logger.setLevel(logging.INFO)
+    silencer = LibraryLogSilencer("openmed-test-library")
+    with silencer:
+        with silencer:  # nested reads restore once, at the end
+            assert not logger.isEnabledFor(logging.CRITICAL)
+        assert not logger.isEnabledFor(logging.CRITICAL)
+    assert logger.level == logging.INFO
+
+
+def test_tifffile_says_nothing_about_a_truncated_slide(caplog: pytest.LogCaptureFixture) -> None:
+    import io
+    import logging
+
+    import tifffile
+
+    from pytest_openmed.components import wsi_tiles
+    from pytest_openmed.components._base import ComponentError
+    from pytest_openmed.development.sources.wsi import generate_wsi_tiles
+
+    truncated = generate_wsi_tiles(0, "nominal", size=512, levels=3).asset[:4000]
+    with caplog.at_level(logging.DEBUG):
+        with tifffile.TiffFile(io.BytesIO(truncated)) as slide:
+            assert slide.series  # tifffile alone logs about the broken tag list
+    assert any(record.name == "tifffile" for record in caplog.records)
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG):
+        try:
+            wsi_tiles.run(truncated)
+        except ComponentError:
+            pass
+    assert not [record for record in caplog.records if record.name.startswith("tifffile")]

@@ -272,3 +272,13 @@ def test_importing_the_boundary_loads_no_heavy_dependency() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_pack_media_sniffer_neither_logs_nor_accepts_a_planted_syntax(
+    planted_syntax: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    from pytest_openmed.multimodal import MediaTypeRefused, SourceAsset
+
+    with caplog.at_level(logging.DEBUG), pytest.raises(MediaTypeRefused):
+        SourceAsset(planted_syntax)
+    assert CANARY not in caplog.text
