@@ -10,8 +10,9 @@ An asset is accepted only when its bytes are structurally one of:
   8-byte offset size) and a first IFD that lies inside the file with at least
   one entry;
 * native DICOM — the ``DICM`` prefix after the 128-byte preamble, a file meta
-  group that starts with its (0002,0000) group length and that pydicom parses,
-  with an uncompressed transfer syntax (implicit VR little endian, explicit VR
+  group (explicit VR little endian, walked element by element) that starts with
+  its (0002,0000) group length, holds only group-2 elements, and names an
+  uncompressed transfer syntax (implicit VR little endian, explicit VR
   little or big endian).  Only the file meta group is parsed: the data set is
   the components' business;
 * JSON waveform — UTF-8 JSON object with ``format == "openmed.waveform.v1"``,
@@ -24,11 +25,9 @@ File names and extensions are never consulted; there are none to consult.
 from __future__ import annotations
 
 import enum
-import io
 import json
 import math
 import struct
-import warnings
 import zlib
 from typing import Any
 
@@ -117,32 +116,56 @@ def _is_tiff(data: bytes) -> bool:
     return bool(entries > 0 and end <= len(data))
 
 
+#: Explicit-VR value representations whose length field is 4 bytes (after 2 reserved).
+_LONG_LENGTH_VRS = frozenset(
+    {b"OB", b"OD", b"OF", b"OL", b"OV", b"OW", b"SQ", b"SV", b"UC", b"UN", b"UR", b"UT", b"UV"}
+)
+_UID = frozenset(b"0123456789.")
+
+
 def _is_native_dicom(data: bytes) -> bool:
-    """Parse only the file meta group (its length is its first element) with pydicom."""
-    from pydicom.filereader import read_dataset
+    """Walk the file meta group (always explicit VR little endian, PS3.10) by hand.
 
+    The group must start with its (0002,0000) length, hold only group-2
+    elements that fit inside it, and name an uncompressed transfer syntax in
+    (0002,0010).  Walking the few bytes directly is exact, costs microseconds
+    and gives a library nothing to log.
+    """
     # Imported here: the components package is not loaded with multimodal.
-    from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES, quiet_pydicom
+    from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES
 
-    # (0002,0000) UL, explicit VR little endian, right after the "DICM" prefix.
     if data[132:138] != b"\x02\x00\x00\x00UL" or data[138:140] != b"\x04\x00":
         return False
     (group_length,) = struct.unpack("<I", data[140:144])
     end = 144 + group_length
     if end > len(data):
         return False
-    try:
-        with quiet_pydicom(), warnings.catch_warnings():
-            warnings.simplefilter("error")  # an odd value means "not well formed"
-            meta = read_dataset(io.BytesIO(data[132:end]), False, True)
-            if any(tag.group != 0x0002 for tag in meta.keys()):
+    syntax: str | None = None
+    position = 144
+    while position < end:
+        if position + 8 > end:
+            return False
+        group, element = struct.unpack_from("<HH", data, position)
+        vr = data[position + 4 : position + 6]
+        if group != 0x0002 or not (vr.isalpha() and vr.isupper()):
+            return False
+        if vr in _LONG_LENGTH_VRS:
+            if position + 12 > end or data[position + 6 : position + 8] != b"\x00\x00":
                 return False
-            syntax = str(meta.TransferSyntaxUID)
-    except Exception:
-        # Any parser failure or warning means "not a well-formed native DICOM";
-        # the library's own message may quote file content and is not kept.
-        return False
-    return bool(syntax in NATIVE_TRANSFER_SYNTAXES)
+            (length,) = struct.unpack_from("<I", data, position + 8)
+            start = position + 12
+        else:
+            (length,) = struct.unpack_from("<H", data, position + 6)
+            start = position + 8
+        if start + length > end:
+            return False
+        if element == 0x0010:
+            value = data[start : start + length].rstrip(b"\x00 ")
+            if vr != b"UI" or not value or not set(value) <= _UID:
+                return False
+            syntax = value.decode("ascii")
+        position = start + length
+    return syntax in NATIVE_TRANSFER_SYNTAXES
 
 
 def _is_waveform(data: bytes) -> bool:

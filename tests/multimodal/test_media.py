@@ -218,3 +218,41 @@ def test_dicom_meta_group_length_beyond_the_file_is_refused() -> None:
     data[140:144] = (len(data)).to_bytes(4, "little")
     with pytest.raises(MediaTypeRefused):
         sniff_media_type(bytes(data))
+
+
+@pytest.mark.parametrize("name", ["CT_small.dcm", "MR_small.dcm", "rtdose.dcm", "waveform_ecg.dcm"])
+def test_real_native_dicom_files_are_recognised(name: str) -> None:
+    from pydicom.data import get_testdata_file
+
+    path = get_testdata_file(name)  # bundled with pydicom: no download
+    assert path is not None
+    with open(path, "rb") as handle:
+        assert sniff_media_type(handle.read()) is MediaType.DICOM
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    position=st.integers(min_value=128, max_value=260),
+    value=st.integers(min_value=0, max_value=255),
+)
+def test_the_hand_walked_file_meta_never_accepts_what_pydicom_cannot_read(
+    position: int, value: int
+) -> None:
+    """One changed byte in or around the file meta group: accepted only if pydicom agrees."""
+    data = bytearray(dicom_bytes(1))
+    data[position] = value
+    try:
+        accepted = sniff_media_type(bytes(data)) is MediaType.DICOM
+    except MediaTypeRefused:
+        accepted = False
+    if accepted:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            meta = dcmread(io.BytesIO(bytes(data)), stop_before_pixels=True).file_meta
+        assert str(meta.TransferSyntaxUID) in {
+            "1.2.840.10008.1.2",
+            "1.2.840.10008.1.2.1",
+            "1.2.840.10008.1.2.2",
+        }
