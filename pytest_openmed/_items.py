@@ -101,6 +101,15 @@ class Gate(pytest.Collector):
                 self._evaluation = GateInputError(
                     f"openmed {self.spec.kind} gate input refused: {type(error).__name__}: {error}"
                 )
+            except Exception as error:
+                if self.config.getoption("fulltrace", False):
+                    raise
+                # Not one of the engines' typed refusals: its text may quote input.
+                self._evaluation = GateInputError(
+                    f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
+                    "its message is withheld because it may quote input data: rerun with "
+                    "--fulltrace to see it"
+                )
         if isinstance(self._evaluation, GateInputError):
             raise self._evaluation
         return self._evaluation

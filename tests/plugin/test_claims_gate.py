@@ -254,3 +254,21 @@ def test_custom_gate_marker_is_listed_with_its_outcome(pytester: pytest.Pytester
     pytester.runpytest("--openmed-report", "r.json").assert_outcomes(failed=1)
     (gate,) = validate_report(pytester.path / "r.json")["gates"]
     assert (gate["kind"], gate["status"], gate["outcome"]) == ("custom", None, "failed")
+
+
+def test_an_unexpected_engine_failure_is_an_error_that_withholds_its_text(
+    claims_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pytest_openmed.claims.gate as gate
+
+    def broken(spec: object, settings: object) -> None:
+        raise KeyError(f"{CANARY}-claim-3")
+
+    monkeypatch.setattr(gate, "evaluate_gate", broken)
+    result = claims_project.runpytest()
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["openmed claims gate failed unexpectedly (KeyError); *--fulltrace*"])
+    assert CANARY not in result.stdout.str()
+    result = claims_project.runpytest("--fulltrace")
+    result.assert_outcomes(errors=3)
+    assert CANARY in result.stdout.str()  # asked for explicitly
