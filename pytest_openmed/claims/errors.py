@@ -17,6 +17,7 @@ EVIDENCE_NOT_ITERABLE = "evidence must be an iterable of evidence records"
 TOO_MANY_CLAIMS = "too many claims: the limit is 100,000 per evaluation"
 TOO_MANY_EVIDENCE = "too many evidence rows: the limit is 200,000 per evaluation"
 TOO_MANY_CITATIONS = "too many citations on one claim: the limit is 512"
+ITERATION_FAILED = "a collection of records or citations raised an error while being iterated"
 TOO_MANY_DRAWS = (
     "bootstrap too large: 2 x claims x resamples must not exceed 20,000,000 claim draws"
 )
@@ -24,6 +25,7 @@ TOO_MANY_DRAWS = (
 # Records.
 CLAIM_RECORD_TYPE = "each claim must be a mapping or an object with claim fields"
 EVIDENCE_RECORD_TYPE = "each evidence row must be a mapping or an object with evidence fields"
+RECORD_UNREADABLE = "a claim or evidence record raised an error when one of its fields was read"
 CLAIM_ID_MISSING = "a claim is missing claim_id"
 CLAIM_CLASS_MISSING = "a claim is missing claim_class"
 CLAIM_KEY_MISSING = "a claim is missing claim_key"

@@ -142,13 +142,31 @@ def collect(items: object, limit: int, type_message: str, limit_message: str) ->
         if len(items) > limit:
             raise ValueError(limit_message)
         return list(items)
-    if isinstance(items, str | bytes | bytearray | Mapping):
-        raise TypeError(type_message)
+    return bounded(_guarded(items, type_message), limit, limit_message)
+
+
+def _guarded(items: object, type_message: str) -> Iterator[Any]:
+    """Iterate caller-supplied ``items``; whatever the caller's code raises becomes a fixed error.
+
+    A custom iterator, ``__iter__`` or ``__class__`` may raise anything, with
+    text that may hold an identifier: none of it passes through.
+    """
     try:
+        if isinstance(items, str | bytes | bytearray | Mapping):
+            raise TypeError(type_message)
         iterator: Iterator[Any] = iter(items)  # type: ignore[call-overload]
     except TypeError:
         raise TypeError(type_message) from None
-    return bounded(iterator, limit, limit_message)
+    except Exception:
+        raise TypeError(errors.ITERATION_FAILED) from None
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception:
+            raise TypeError(errors.ITERATION_FAILED) from None
+        yield item
 
 
 def normalise_class(label: object) -> str:
@@ -249,12 +267,31 @@ def keys_match(claim_key: object, link_key: object) -> bool:
 
 
 def _reader(record: object, type_message: str) -> Callable[[str], Any]:
-    """A field getter for a mapping (by key) or a typed object (by attribute)."""
-    if type(record) is dict or isinstance(record, Mapping):
+    """A field getter for a mapping (by key) or a typed object (by attribute).
+
+    Only a plain ``dict`` is read directly.  Any other record runs caller code
+    (``__getitem__``, properties, ``__getattr__``, even ``__class__``), and
+    whatever that raises becomes one fixed error, never the caller's text.
+    """
+    if type(record) is dict:
         return record.get
-    if isinstance(record, _NOT_RECORDS):
+    try:
+        mapping = isinstance(record, Mapping)
+        not_record = not mapping and isinstance(record, _NOT_RECORDS)
+    except Exception:
+        raise TypeError(errors.RECORD_UNREADABLE) from None
+    if not_record:
         raise TypeError(type_message)
-    return lambda name: getattr(record, name, None)
+
+    def get(name: str) -> Any:
+        try:
+            if mapping:
+                return record.get(name)  # type: ignore[attr-defined]
+            return getattr(record, name, None)
+        except Exception:
+            raise TypeError(errors.RECORD_UNREADABLE) from None
+
+    return get
 
 
 def _check_id(value: object) -> RecordId:
@@ -277,14 +314,10 @@ def _citations(cited: object) -> tuple[RecordId, ...]:
         if len(cited) > MAX_CITATIONS:
             raise ValueError(errors.TOO_MANY_CITATIONS)
         items: list[Any] | tuple[Any, ...] = cited
-    elif isinstance(cited, str | bytes | bytearray | Mapping):
-        raise TypeError(errors.CITATIONS_TYPE)
     else:
-        try:
-            iterator: Iterator[Any] = iter(cited)  # type: ignore[call-overload]
-        except TypeError:
-            raise TypeError(errors.CITATIONS_TYPE) from None
-        items = bounded(iterator, MAX_CITATIONS, errors.TOO_MANY_CITATIONS)
+        items = bounded(
+            _guarded(cited, errors.CITATIONS_TYPE), MAX_CITATIONS, errors.TOO_MANY_CITATIONS
+        )
     for evidence_id in items:
         if not (type(evidence_id) is str and evidence_id):
             _check_id(evidence_id)

@@ -1,0 +1,134 @@
+"""Audit findings: caller code that raises, and nested report records that skip validation.
+
+Each test failed before its fix.  A raising property, mapping or iterator is
+input like any other: it must end in a fixed ``ValueError``/``TypeError`` that
+carries none of the caller's exception text.
+"""
+
+from __future__ import annotations
+
+import secrets
+import traceback
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial
+from typing import Any, NoReturn
+
+import pytest
+
+from pytest_openmed.claims import errors, score_summary_claims
+
+from ._support import Counting, assert_fixed, claim, evidence
+
+CANARY = f"canaryaudit{secrets.token_hex(6)}"
+
+
+def _raise(kind: type[Exception]) -> NoReturn:
+    raise kind(CANARY)
+
+
+class RaisingProperty:
+    """A typed record one of whose fields raises when read."""
+
+    def __init__(self, fields: dict[str, Any], raising: str, kind: type[Exception]) -> None:
+        self._fields, self._raising, self._kind = fields, raising, kind
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._raising:
+            _raise(self._kind)
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class RaisingMapping(Mapping[str, Any]):
+    def __init__(self, fields: dict[str, Any], kind: type[Exception]) -> None:
+        self._fields, self._kind = fields, kind
+
+    def __getitem__(self, name: str) -> Any:
+        _raise(self._kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+
+class RaisingClass:
+    """An object whose ``__class__`` raises, so even ``isinstance`` on it fails."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        _raise(RuntimeError)
+
+
+def raising_iterator(items: list[Any], kind: type[Exception]) -> Iterator[Any]:
+    yield from items
+    _raise(kind)
+
+
+class RaisingIterable:
+    def __iter__(self) -> Iterator[Any]:
+        _raise(RuntimeError)
+
+
+KINDS = [RuntimeError, ValueError, TypeError, KeyError, AttributeError]
+
+
+def cases() -> list[Callable[[], object]]:
+    good_claim, good_row = claim("c", ["e"]), evidence("e")
+    out: list[Callable[[], object]] = []
+    for kind in KINDS:
+        # From a property, AttributeError means "no such field", as getattr has it.
+        if kind is not AttributeError:
+            for field in ("claim_id", "claim_class", "claim_key", "evidence_ids"):
+                record = RaisingProperty(good_claim, field, kind)
+                out.append(partial(score_summary_claims, [record], [good_row]))
+            for field in ("evidence_id", "approved", "relation", "supports", "claim_key"):
+                row = RaisingProperty(good_row, field, kind)
+                out.append(partial(score_summary_claims, [good_claim], [row]))
+        cited = {**good_claim, "evidence_ids": raising_iterator(["e"], kind)}
+        out += [
+            partial(score_summary_claims, [RaisingMapping(good_claim, kind)], []),
+            partial(score_summary_claims, [], [RaisingMapping(good_row, kind)]),
+            partial(score_summary_claims, raising_iterator([good_claim], kind), []),
+            partial(score_summary_claims, [], raising_iterator([good_row], kind)),
+            partial(score_summary_claims, [cited], [good_row]),
+        ]
+    out += [
+        partial(score_summary_claims, [RaisingClass()], []),
+        partial(score_summary_claims, [], [RaisingClass()]),
+        partial(score_summary_claims, RaisingIterable(), []),
+        partial(score_summary_claims, [], RaisingIterable()),
+        partial(score_summary_claims, [{**good_claim, "evidence_ids": RaisingIterable()}], []),
+    ]
+    return out
+
+
+@pytest.mark.parametrize("index", range(len(cases())))
+def test_caller_code_that_raises_ends_in_a_fixed_message_without_its_text(index: int) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        cases()[index]()
+    assert_fixed(caught.value)
+    shown = str(caught.value) + repr(caught.value) + "".join(
+        traceback.format_exception(caught.value)
+    )
+    assert CANARY not in shown
+
+
+def test_a_guarded_iterator_is_still_consumed_at_most_limit_plus_one() -> None:
+    rows = Counting(evidence(f"e{index}") for index in range(300_000))
+    with pytest.raises(ValueError) as caught:
+        score_summary_claims([], rows, n_resamples=1)
+    assert str(caught.value) == errors.TOO_MANY_EVIDENCE
+    assert rows.consumed == 200_001
+
+
+def test_an_iterator_that_raises_is_reported_as_such() -> None:
+    with pytest.raises(TypeError) as caught:
+        score_summary_claims(raising_iterator([], RuntimeError), [])
+    assert str(caught.value) == errors.ITERATION_FAILED
+    with pytest.raises(TypeError) as caught:
+        score_summary_claims([RaisingProperty(claim(), "claim_key", RuntimeError)], [])
+    assert str(caught.value) == errors.RECORD_UNREADABLE
