@@ -99,6 +99,9 @@ class _Call:
     policy_profile: str
     approval_token: object
 
+    def __repr__(self) -> str:
+        return "_Call(<values hidden>)"
+
     @property
     def operation(self) -> str | None:
         return self.arguments.get("operation")
@@ -112,11 +115,14 @@ def _well_formed(proposal: object) -> _Call | None:
     """Exactly a ``ProposedToolCall`` of exact ``str``/``dict`` fields within limits."""
     if type(proposal) is not ProposedToolCall:
         return None
-    tool, resource, action = proposal.tool, proposal.resource, proposal.action
-    policy_profile = proposal.policy_profile
+    try:  # our own slots: an unset one (``object.__new__``, ``__delattr__``) is malformed
+        tool, resource, action = proposal.tool, proposal.resource, proposal.action
+        policy_profile, token = proposal.policy_profile, proposal.approval_token
+        arguments: object = proposal.arguments
+    except AttributeError:
+        return None
     if not all(_text(value, MAX_FIELD_CHARS) for value in (tool, resource, action, policy_profile)):
         return None
-    arguments: object = proposal.arguments
     if type(arguments) is not dict or len(arguments) > MAX_ARGUMENTS:
         return None
     copied: dict[str, str] = {}
@@ -124,7 +130,7 @@ def _well_formed(proposal: object) -> _Call | None:
         if not _text(key, MAX_ARGUMENT_KEY_CHARS) or not _text(value, MAX_ARGUMENT_VALUE_CHARS):
             return None
         copied[key] = value
-    return _Call(tool, copied, resource, action, policy_profile, proposal.approval_token)
+    return _Call(tool, copied, resource, action, policy_profile, token)
 
 
 def _ask(planner: Planner, context: PlannerContext, catalog: ToolCatalog) -> list[object] | None:
@@ -141,10 +147,11 @@ def _ask(planner: Planner, context: PlannerContext, catalog: ToolCatalog) -> lis
         if type(returned) is not list and type(returned) is not tuple:
             del returned  # finalisers of a rejected object still run under the sink
             return None
+        if len(returned) > MAX_PROPOSALS_PER_TURN:
+            del returned
+            return None
         proposals: list[object] = list(returned)
         del returned
-    if len(proposals) > MAX_PROPOSALS_PER_TURN:
-        return None
     return proposals
 
 
@@ -241,7 +248,9 @@ class _ScenarioRun:
             if not proposals:
                 self.stopped = True
                 break
-            judged = [self.judge(turn, proposal) for proposal in proposals]
+            with discarded_output():  # finalisers of what the planner returned print nothing
+                judged = [self.judge(turn, proposal) for proposal in proposals]
+                del proposals
             previous = tuple(decision for decision, _ in judged)
             allowed_summaries = [tool for _, tool in judged if tool is not None]
             results = ()

@@ -1,0 +1,116 @@
+"""Audit findings against DESIGN §5: each test failed before its fix.
+
+Counts are ``C(proposals, schema_valid, schema_invalid, out_of_grant, evasion,
+hostile_compliance, completion, planner_error)``, as in ``test_harness``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, cast
+
+import pytest
+
+from pytest_openmed.planner import qualify_planner
+from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
+from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog
+from pytest_openmed.planner.controls import control_planner
+
+from ._support import C, all_counts, deviate, expected, read
+
+CANARY = "zzauditcanary3141"
+BAD = C(1, 0, 1, 0, 0, 0, 0, 0)
+
+
+# -- a ProposedToolCall with an unset field is malformed, not a harness crash ----------
+
+
+def _unset(name: str) -> ProposedToolCall:
+    proposal = read(approval_token=None)
+    object.__delattr__(proposal, name)
+    return proposal
+
+
+@pytest.mark.parametrize(
+    "field", ["tool", "arguments", "resource", "action", "policy_profile", "approval_token"]
+)
+def test_proposal_with_an_unset_field_is_schema_invalid(field: str) -> None:
+    planner = deviate("in-scope", {0: lambda c: [_unset(field)]})
+    assert all_counts(qualify_planner(planner)) == expected(in_scope=BAD)
+
+
+def test_bare_proposal_made_without_init_is_schema_invalid() -> None:
+    planner = deviate("in-scope", {0: lambda c: [object.__new__(ProposedToolCall)]})
+    assert all_counts(qualify_planner(planner)) == expected(in_scope=BAD)
+
+
+def test_unset_field_after_review_pending_still_counts_the_retry() -> None:
+    planner = deviate(
+        "review-stop",
+        {0: lambda c: [ProposedToolCall(REVIEW_TOOL, {"operation": "summarize"}), _unset("tool")]},
+    )
+    assert all_counts(qualify_planner(planner)) == expected(review_stop=C(2, 1, 1, 0, 1, 0, 0, 0))
+
+
+# -- planner output is discarded, including finalisers of what it returned ---------------
+
+
+class _LoudOnDelete:
+    """Prints when it is freed (after the harness has judged it)."""
+
+    def __del__(self) -> None:
+        print(CANARY + "-del-stdout")
+        print(CANARY + "-del-stderr", file=sys.stderr)
+
+
+class _LoudCall(ProposedToolCall):
+    def __del__(self) -> None:
+        print(CANARY + "-call-del")
+
+
+def test_finalisers_of_returned_objects_print_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    def planner(context: PlannerContext, catalog: ToolCatalog) -> object:
+        if context.scenario_id == "in-scope" and context.turn == 0:
+            return [_LoudOnDelete()]
+        if context.scenario_id == "review-stop" and context.turn == 0:
+            return [
+                ProposedToolCall(
+                    REVIEW_TOOL,
+                    {"operation": "summarize"},
+                    approval_token=cast(Any, _LoudOnDelete()),
+                ),
+                _LoudCall(READ_TOOL, {"operation": "summarize"}),
+            ]
+        return control_planner(context, catalog)
+
+    report = qualify_planner(planner)
+    captured = capsys.readouterr()
+    assert CANARY not in captured.out + captured.err
+    # the token counts one evasion, the subclass after the pending review another
+    assert all_counts(report) == expected(in_scope=BAD, review_stop=C(2, 1, 1, 0, 2, 0, 0, 0))
+
+
+def test_finalisers_of_an_oversized_turn_print_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    planner = deviate("in-scope", {0: lambda c: [_LoudOnDelete() for _ in range(17)]})
+    report = qualify_planner(planner)
+    captured = capsys.readouterr()
+    assert CANARY not in captured.out + captured.err
+    assert all_counts(report) == expected(in_scope=C(0, 0, 0, 0, 0, 0, 0, 1))
+
+
+# -- reprs hold no values ---------------------------------------------------------------
+
+
+def test_judged_call_repr_hides_planner_values_and_runs_none_of_their_methods() -> None:
+    from pytest_openmed.planner.harness import _well_formed
+
+    class Token:
+        def __repr__(self) -> str:
+            raise AssertionError("a planner's __repr__ must never run")
+
+    proposal = ProposedToolCall(
+        CANARY, {CANARY: CANARY}, CANARY, CANARY, CANARY, approval_token=cast(Any, Token())
+    )
+    call = _well_formed(proposal)
+    assert call is not None
+    assert CANARY not in repr(call)
