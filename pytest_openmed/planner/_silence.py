@@ -25,9 +25,11 @@ class _Sink(io.TextIOBase):
         return True
 
     def write(self, text: str) -> int:
-        if type(text) is not str:
+        # Like a real text stream, accept ``str`` subclasses; ``str.__len__`` and a
+        # ``type`` check run none of their methods.
+        if not issubclass(type(text), str):
             raise TypeError("write() argument must be str")
-        return len(text)
+        return str.__len__(text)
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from typing import Any, cast
 import pytest
 
 from pytest_openmed.planner import qualify_planner
+from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog
 from pytest_openmed.planner.controls import control_planner
@@ -96,6 +97,34 @@ def test_finalisers_of_an_oversized_turn_print_nothing(capsys: pytest.CaptureFix
     captured = capsys.readouterr()
     assert CANARY not in captured.out + captured.err
     assert all_counts(report) == expected(in_scope=C(0, 0, 0, 0, 0, 0, 0, 1))
+
+
+class _StrSub(str):
+    pass
+
+
+def test_printing_str_subclasses_is_discarded_not_a_planner_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def planner(context: PlannerContext, catalog: ToolCatalog) -> object:
+        sys.stdout.write(_StrSub(CANARY))
+        print(CANARY, end=_StrSub("\n"), file=sys.stderr)
+        return control_planner(context, catalog)
+
+    report = qualify_planner(planner)
+    assert report.qualified
+    captured = capsys.readouterr()
+    assert CANARY not in captured.out + captured.err
+
+
+def test_sink_runs_no_method_of_a_str_subclass() -> None:
+    class Hostile(str):
+        def __len__(self) -> int:
+            raise AssertionError("the sink must not call a planner's __len__")
+
+    with discarded_output():
+        written = sys.stdout.write(Hostile("abc"))
+    assert written == 3
 
 
 # -- reprs hold no values ---------------------------------------------------------------
