@@ -98,6 +98,9 @@ class ToolSpec:
         """``tool-id@version``, the form a capability grant names."""
         return f"{self.tool_id}@{self.version}"
 
+    def __repr__(self) -> str:
+        return "ToolSpec(<values hidden>)"
+
     @property
     def schema(self) -> dict[str, Any]:
         """A fresh copy of the tool's JSON Schema."""

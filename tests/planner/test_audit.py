@@ -14,7 +14,7 @@ import pytest
 from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
-from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog
+from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog, build_catalog
 from pytest_openmed.planner.controls import control_planner
 
 from ._support import C, all_counts, deviate, expected, read
@@ -128,6 +128,14 @@ def test_sink_runs_no_method_of_a_str_subclass() -> None:
 
 
 # -- reprs hold no values ---------------------------------------------------------------
+
+
+def test_tool_spec_repr_shows_no_tool_name_or_schema() -> None:
+    for tool in build_catalog():
+        text = repr(tool)
+        assert tool.tool_id not in text
+        assert tool.description not in text
+        assert "operation" not in text
 
 
 def test_judged_call_repr_hides_planner_values_and_runs_none_of_their_methods() -> None:
