@@ -29,7 +29,11 @@ MAX_JSON_NODES = 200_000
 
 
 class FrozenJson(Mapping[str, Any]):
-    """A read-only JSON object: nested objects are mapping proxies, arrays are tuples."""
+    """A read-only JSON object: nested objects are mapping proxies, arrays are tuples.
+
+    Its attributes cannot be assigned or deleted after construction: the digest
+    is bound into packs and packets, so the text behind it must never change.
+    """
 
     __slots__ = ("_canonical", "_digest", "_frozen")
 
@@ -50,9 +54,15 @@ class FrozenJson(Mapping[str, Any]):
             raise LimitExceeded("a JSON object exceeds its size limit")
         # The read-only view is built on first access: most values are only
         # ever fingerprinted and serialised, never read item by item.
-        self._frozen = None
-        self._canonical = text
-        self._digest = sha256_digest(text.encode("ascii"))
+        object.__setattr__(self, "_frozen", None)
+        object.__setattr__(self, "_canonical", text)
+        object.__setattr__(self, "_digest", sha256_digest(text.encode("ascii")))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("FrozenJson is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("FrozenJson is immutable")
 
     @property
     def canonical(self) -> str:
@@ -74,11 +84,12 @@ class FrozenJson(Mapping[str, Any]):
         return result
 
     def _view(self) -> Mapping[str, Any]:
-        if self._frozen is None:
-            frozen = _freeze(self.thaw())
-            assert isinstance(frozen, Mapping)
-            self._frozen = frozen
-        return self._frozen
+        if self._frozen is not None:
+            return self._frozen
+        frozen = _freeze(self.thaw())
+        assert isinstance(frozen, Mapping)
+        object.__setattr__(self, "_frozen", frozen)
+        return frozen
 
     def __getitem__(self, key: str) -> Any:
         return self._view()[key]
@@ -104,8 +115,11 @@ class FrozenJson(Mapping[str, Any]):
 
 
 def freeze_object(value: object, *, max_bytes: int) -> FrozenJson:
-    """Return ``value`` as a :class:`FrozenJson`, reusing it when it already is one."""
-    if isinstance(value, FrozenJson):
+    """Return ``value`` as a :class:`FrozenJson`, reusing it when it already is exactly one.
+
+    A subclass is copied and fingerprinted again: its digest is not trusted.
+    """
+    if type(value) is FrozenJson:
         if value.size > max_bytes:
             raise LimitExceeded("a JSON object exceeds its size limit")
         return value

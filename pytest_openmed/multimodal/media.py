@@ -5,17 +5,22 @@ PYTEST_DONT_REWRITE
 An asset is accepted only when its bytes are structurally one of:
 
 * PNG — the 8-byte signature, a well-formed ``IHDR`` first chunk (length 13,
-  CRC checked, non-zero size) and a final ``IEND`` chunk;
+  CRC checked, size 1 to 2³¹ − 1, a bit depth allowed for its colour type,
+  compression and filter method 0, interlace 0 or 1), then chunks whose
+  lengths walk exactly to one final ``IEND``, with at least one ``IDAT``;
 * TIFF or BigTIFF — a byte-order mark, the magic number (42, or 43 with an
   8-byte offset size) and a first IFD that lies inside the file with at least
   one entry;
 * native DICOM — the ``DICM`` prefix after the 128-byte preamble, a file meta
   group (explicit VR little endian, walked element by element) that starts with
-  its (0002,0000) group length, holds only group-2 elements, and names an
+  its (0002,0000) group length, holds only group-2 elements, each once and
+  in ascending order (PS3.5 7.1: a repeated transfer syntax is read
+  differently by different readers), and names an
   uncompressed transfer syntax (implicit VR little endian, explicit VR
   little or big endian).  Only the file meta group is parsed: the data set is
   the components' business;
-* JSON waveform — UTF-8 JSON object with ``format == "openmed.waveform.v1"``,
+* JSON waveform — UTF-8 JSON object (no repeated names in any object, no
+  NaN or Infinity) with ``format == "openmed.waveform.v1"``,
   a positive finite ``sampling_rate_hz``, a ``units`` string and 1–64 uniquely
   named leads of equal, non-zero length of finite numbers.
 
@@ -69,6 +74,10 @@ def sniff_media_type(data: bytes) -> MediaType:
     if data[128:132] == b"DICM":
         if _is_native_dicom(data):
             return MediaType.DICOM
+        # JSON text cannot hold the control bytes of a file meta group, so a
+        # waveform that happens to carry "DICM" at offset 128 is no DICOM.
+        if data.lstrip(b" \t\r\n")[:1] == b"{" and _is_waveform(data):
+            return MediaType.WAVEFORM_JSON
         raise MediaTypeRefused()
     if data[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
         if _is_tiff(data):
@@ -77,6 +86,11 @@ def sniff_media_type(data: bytes) -> MediaType:
     if data.lstrip(b" \t\r\n")[:1] == b"{" and _is_waveform(data):
         return MediaType.WAVEFORM_JSON
     raise MediaTypeRefused()
+
+
+#: Bit depths allowed for each PNG colour type (PNG spec, 11.2.2).
+_PNG_BIT_DEPTHS = {0: {1, 2, 4, 8, 16}, 2: {8, 16}, 3: {1, 2, 4, 8}, 4: {8, 16}, 6: {8, 16}}
+_PNG_MAX_SIDE = 2**31 - 1
 
 
 def _is_png(data: bytes) -> bool:
@@ -89,8 +103,36 @@ def _is_png(data: bytes) -> bool:
     (crc,) = struct.unpack(">I", data[29:33])
     if zlib.crc32(chunk_type + body) != crc:
         return False
-    width, height = struct.unpack(">II", body[:8])
-    return bool(width > 0 and height > 0 and data.endswith(_PNG_IEND))
+    width, height, depth, colour, compression, filtering, interlace = struct.unpack(
+        ">IIBBBBB", body
+    )
+    if not (0 < width <= _PNG_MAX_SIDE and 0 < height <= _PNG_MAX_SIDE):
+        return False
+    if depth not in _PNG_BIT_DEPTHS.get(colour, ()) or compression or filtering:
+        return False
+    return interlace in (0, 1) and data.endswith(_PNG_IEND) and _png_chunks_walk(data)
+
+
+def _png_chunks_walk(data: bytes) -> bool:
+    """The chunks after ``IHDR`` reach exactly the final ``IEND``, with an ``IDAT`` among them.
+
+    Only lengths and types are read (the image data is the components'
+    business), so foreign bytes between the header and ``IEND`` are refused.
+    """
+    end = len(data) - len(_PNG_IEND)
+    position = 33
+    image_data = False
+    while position < end:
+        if position + 12 > end:
+            return False
+        length, chunk_type = struct.unpack_from(">I4s", data, position)
+        if length > _PNG_MAX_SIDE or not (chunk_type.isalpha() and chunk_type.isascii()):
+            return False
+        if chunk_type in (b"IHDR", b"IEND"):
+            return False
+        image_data = image_data or chunk_type == b"IDAT"
+        position += 12 + length
+    return image_data and position == end
 
 
 def _is_tiff(data: bytes) -> bool:
@@ -127,7 +169,8 @@ def _is_native_dicom(data: bytes) -> bool:
     """Walk the file meta group (always explicit VR little endian, PS3.10) by hand.
 
     The group must start with its (0002,0000) length, hold only group-2
-    elements that fit inside it, and name an uncompressed transfer syntax in
+    elements in strictly ascending order that fit inside it, and name an
+    uncompressed transfer syntax in
     (0002,0010).  Walking the few bytes directly is exact, costs microseconds
     and gives a library nothing to log.
     """
@@ -142,13 +185,15 @@ def _is_native_dicom(data: bytes) -> bool:
         return False
     syntax: str | None = None
     position = 144
+    previous = 0x0000  # (0002,0000) itself
     while position < end:
         if position + 8 > end:
             return False
         group, element = struct.unpack_from("<HH", data, position)
         vr = data[position + 4 : position + 6]
-        if group != 0x0002 or not (vr.isalpha() and vr.isupper()):
+        if group != 0x0002 or element <= previous or not (vr.isalpha() and vr.isupper()):
             return False
+        previous = element
         if vr in _LONG_LENGTH_VRS:
             if position + 12 > end or data[position + 6 : position + 8] != b"\x00\x00":
                 return False
@@ -170,7 +215,11 @@ def _is_native_dicom(data: bytes) -> bool:
 
 def _is_waveform(data: bytes) -> bool:
     try:
-        document = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+        document = json.loads(
+            data.decode("utf-8"),
+            parse_constant=_refuse_constant,
+            object_pairs_hook=_unique_keys,
+        )
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
     if not isinstance(document, dict) or document.get("format") != WAVEFORM_FORMAT:
@@ -221,3 +270,11 @@ def _finite_number(value: Any) -> bool:
 
 def _refuse_constant(_: str) -> Any:
     raise ValueError("NaN and Infinity are not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose names are unique: with a repeated name, readers disagree on the content."""
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        raise ValueError("a JSON object repeats a name")
+    return document
