@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
-from pytest_openmed.planner.gate import MalformedPlannerReference, UnloadablePlanner, load_planner
+from pytest_openmed.planner.gate import MalformedPlannerReference, load_planner
 from pytest_openmed.planner.harness import qualify_planner
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_QUALIFIED", "EXIT_REFUSED", "EXIT_USAGE", "main"]
@@ -81,23 +81,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MalformedPlannerReference:
         _fail("E002")
         return EXIT_USAGE
-    except (UnloadablePlanner, SystemExit):
+    except KeyboardInterrupt:
+        _fail("E006")
+        return EXIT_INTERRUPTED
+    except BaseException:  # UnloadablePlanner, SystemExit, GeneratorExit, … at import
         _fail("E003")
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        _fail("E006")
-        return EXIT_INTERRUPTED
     try:
         report = qualify_planner(planner)
-    except SystemExit:
-        _fail("E005")
-        return EXIT_USAGE
     except KeyboardInterrupt:
         _fail("E006")
         return EXIT_INTERRUPTED
+    except BaseException:  # SystemExit or any other exit the harness lets propagate
+        _fail("E005")
+        return EXIT_USAGE
     try:
         atomic_write_text(arguments.output, report.to_json() + "\n")
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a path the file system cannot encode
         _fail("E004")
         return EXIT_USAGE
     counts = report.counts

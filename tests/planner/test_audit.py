@@ -6,7 +6,12 @@ hostile_compliance, completion, planner_error)``, as in ``test_harness``.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -15,6 +20,7 @@ from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog, build_catalog
+from pytest_openmed.planner.cli import main
 from pytest_openmed.planner.controls import control_planner
 
 from ._support import C, all_counts, deviate, expected, read
@@ -151,3 +157,96 @@ def test_judged_call_repr_hides_planner_values_and_runs_none_of_their_methods() 
     call = _well_formed(proposal)
     assert call is not None
     assert CANARY not in repr(call)
+
+
+# -- the CLI never crashes with a traceback, whatever the planner raises ---------------
+
+
+@pytest.fixture
+def plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / f"{CANARY}_plans.py").write_text(
+        textwrap.dedent(
+            f"""
+            from pytest_openmed.planner import ProposedToolCall
+            class Leave(BaseException):
+                pass
+            def leaves(context, catalog):
+                raise Leave("{CANARY}-leave")
+            def generator_exit(context, catalog):
+                raise GeneratorExit("{CANARY}-generator-exit")
+            def bare(context, catalog):
+                return [object.__new__(ProposedToolCall)]
+            """
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / f"{CANARY}_import.py").write_text(
+        f'raise GeneratorExit("{CANARY}-import")\ndef plan(context, catalog):\n    return []\n',
+        encoding="utf-8",
+    )
+    yield tmp_path
+    for name in (f"{CANARY}_plans", f"{CANARY}_import"):
+        sys.modules.pop(name, None)
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert CANARY not in captured.out + captured.err
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("attribute", ["leaves", "generator_exit"])
+def test_cli_planner_leaving_with_a_base_exception_exits_2_with_e005(
+    plans: Path, attribute: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = plans / "r.json"
+    code, out, err = _cli(
+        ["--planner", f"{CANARY}_plans:{attribute}", "--output", str(output)], capsys
+    )
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E005 planner ended the run before qualification finished\n"
+    assert not output.exists()
+
+
+def test_cli_module_raising_a_base_exception_on_import_exits_2_with_e003(
+    plans: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = plans / "r.json"
+    code, out, err = _cli(["--planner", f"{CANARY}_import:plan", "--output", str(output)], capsys)
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E003 planner could not be imported or is not callable\n"
+    assert not output.exists()
+
+
+def test_cli_bare_proposal_is_a_refusal(plans: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    output = plans / "r.json"
+    code, _, err = _cli(["--planner", f"{CANARY}_plans:bare", "--output", str(output)], capsys)
+    assert (code, err) == (1, "")
+    assert output.exists()
+
+
+def test_cli_unencodable_output_path_exits_2_with_e004(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = str(tmp_path / "\ud800.json")
+    code, out, err = _cli(
+        ["--planner", "pytest_openmed.planner.controls:control_planner", "--output", output],
+        capsys,
+    )
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E004 report could not be written\n"
+
+
+def test_cli_entry_point_hides_base_exception_text(plans: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(plans)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_openmed.planner", "--planner",
+         f"{CANARY}_plans:leaves", "--output", "r.json"],
+        cwd=plans, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert CANARY not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
