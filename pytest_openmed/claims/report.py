@@ -12,12 +12,13 @@ evidence id, a claim key or a path.  Every invariant is checked in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_openmed._canonical import is_digest
 from pytest_openmed.claims import errors
@@ -60,6 +61,8 @@ MAX_RESAMPLES = 100_000
 MAX_DRAWS = 20_000_000
 MAX_SEED = 2**63 - 1
 _MAX_REPORT_CHARS = 64 * 1024 * 1024
+
+_Record = TypeVar("_Record", "BootstrapInterval", "ClaimClassMetrics")
 
 
 def check_configuration(n_resamples: object, seed: object, alpha: object) -> tuple[int, int, float]:
@@ -194,9 +197,8 @@ class ClaimClassMetrics:
         object.__setattr__(self, "unsupported_rate", rate)
         if rate != _rate(unsupported, claim_count):
             raise ValueError(errors.REPORT_RATE)
-        interval = self.interval
-        if not isinstance(interval, BootstrapInterval):
-            raise TypeError(errors.REPORT_TYPE)
+        interval = _revalidated(self.interval, BootstrapInterval)
+        object.__setattr__(self, "interval", interval)
         if interval.point != rate:
             raise ValueError(errors.REPORT_INTERVAL_POINT)
         if interval.degenerate != (claim_count < 2):
@@ -240,9 +242,32 @@ class ClaimClassMetrics:
 def _four_counts(counts: object) -> dict[str, int]:
     if not isinstance(counts, Mapping):
         raise TypeError(errors.REPORT_TYPE)
-    if set(counts) != set(STATES):
+    try:  # a caller's mapping runs its own code
+        names = set(counts)
+        values = {state: counts[state] for state in STATES} if names == set(STATES) else None
+    except Exception:
+        raise TypeError(errors.REPORT_TYPE) from None
+    if values is None:
         raise ValueError(errors.REPORT_COUNTS)
-    return {state: _count(counts[state], MAX_CLAIMS) for state in STATES}
+    return {state: _count(value, MAX_CLAIMS) for state, value in values.items()}
+
+
+def _revalidated(value: object, kind: type[_Record]) -> _Record:
+    """``value`` as an exact ``kind``.
+
+    An instance of the class itself was checked when it was built (it is
+    frozen); a subclass instance may have skipped or changed the checks, so
+    it is rebuilt from its fields, which checks them again.
+    """
+    if type(value) is kind:
+        return value
+    try:
+        if not isinstance(value, kind):
+            raise TypeError(errors.REPORT_TYPE)
+        fields = {field.name: getattr(value, field.name) for field in dataclasses.fields(kind)}
+    except Exception:
+        raise TypeError(errors.REPORT_TYPE) from None
+    return kind(**fields)
 
 
 def _rate(unsupported: int, claim_count: int) -> float:
@@ -264,14 +289,15 @@ class UnsupportedClaimsReport:
     seed: int
 
     def __post_init__(self) -> None:
-        if not isinstance(self.overall, ClaimClassMetrics) or not isinstance(
-            self.by_claim_class, Mapping
-        ):
+        object.__setattr__(self, "overall", _revalidated(self.overall, ClaimClassMetrics))
+        if not isinstance(self.by_claim_class, Mapping):
             raise TypeError(errors.REPORT_TYPE)
-        classes = dict(self.by_claim_class)
+        try:  # a caller's mapping runs its own code
+            given = dict(self.by_claim_class)
+        except Exception:
+            raise TypeError(errors.REPORT_TYPE) from None
+        classes = {name: _revalidated(m, ClaimClassMetrics) for name, m in given.items()}
         for name, metrics in classes.items():
-            if not isinstance(metrics, ClaimClassMetrics):
-                raise TypeError(errors.REPORT_TYPE)
             if not _is_class_name(name) or metrics.claim_count < 1:
                 raise ValueError(errors.REPORT_CLASS)
         object.__setattr__(

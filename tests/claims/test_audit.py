@@ -15,7 +15,13 @@ from typing import Any, NoReturn
 
 import pytest
 
-from pytest_openmed.claims import errors, score_summary_claims
+from pytest_openmed.claims import (
+    BootstrapInterval,
+    ClaimClassMetrics,
+    UnsupportedClaimsReport,
+    errors,
+    score_summary_claims,
+)
 
 from ._support import Counting, assert_fixed, claim, evidence
 
@@ -132,3 +138,92 @@ def test_an_iterator_that_raises_is_reported_as_such() -> None:
     with pytest.raises(TypeError) as caught:
         score_summary_claims([RaisingProperty(claim(), "claim_key", RuntimeError)], [])
     assert str(caught.value) == errors.RECORD_UNREADABLE
+
+
+# --- nested report records -------------------------------------------------------------------
+
+
+class UncheckedInterval(BootstrapInterval):
+    """A subclass that skips validation: typed input the report must not trust."""
+
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        pass
+
+
+class UncheckedMetrics(ClaimClassMetrics):
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        pass
+
+
+def _interval(**changes: Any) -> BootstrapInterval:
+    fields: dict[str, Any] = {
+        "lower": 0.0,
+        "upper": 1.0,
+        "point": 0.5,
+        "n_resamples": 10,
+        "alpha": 0.05,
+        "degenerate": False,
+    }
+    return UncheckedInterval(**{**fields, **changes})
+
+
+def _metrics(interval: BootstrapInterval, **changes: Any) -> ClaimClassMetrics:
+    fields: dict[str, Any] = {
+        "claim_count": 2,
+        "counts": {"supported": 1, "contradicted": 0, "unresolved": 1, "uncited": 0},
+        "unsupported_count": 1,
+        "unsupported_rate": 0.5,
+        "interval": interval,
+    }
+    return UncheckedMetrics(**{**fields, **changes})
+
+
+def _report(metrics: ClaimClassMetrics) -> UnsupportedClaimsReport:
+    digest = score_summary_claims([], []).evidence_digest
+    return UnsupportedClaimsReport(
+        overall=metrics,
+        by_claim_class={"lab": metrics},
+        evidence_digest=digest,
+        evidence_count=0,
+        seed=0,
+    )
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: _report(_metrics(_interval(lower=-3.0, upper=7.0))),
+        lambda: _report(_metrics(_interval(alpha=5.0))),
+        lambda: _report(_metrics(_interval(degenerate="no"))),
+        lambda: _report(_metrics(_interval(), claim_count=-2)),
+        lambda: _report(_metrics(_interval(), unsupported_rate=0.75)),
+        lambda: _report(_metrics(_interval(), counts={"supported": 1})),
+        lambda: ClaimClassMetrics(
+            claim_count=2,
+            counts={"supported": 1, "contradicted": 0, "unresolved": 1, "uncited": 0},
+            unsupported_count=1,
+            unsupported_rate=0.5,
+            interval=_interval(lower=-3.0),
+        ),
+    ],
+)
+def test_nested_records_that_skipped_validation_are_revalidated(
+    build: Callable[[], object],
+) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        build()
+    assert_fixed(caught.value)
+
+
+def test_valid_nested_subclass_records_are_stored_as_checked_immutable_values() -> None:
+    report = _report(_metrics(_interval()))
+    for metrics in (report.overall, *report.by_claim_class.values()):
+        assert type(metrics) is ClaimClassMetrics
+        assert type(metrics.interval) is BootstrapInterval
+        with pytest.raises(TypeError):
+            metrics.counts["supported"] = 99  # type: ignore[index]
+    assert UnsupportedClaimsReport.from_json(report.to_json()) == report
