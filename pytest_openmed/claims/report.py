@@ -85,9 +85,7 @@ def check_seed(seed: object) -> int:
 
 
 def check_alpha(alpha: object) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float):
-        raise TypeError(errors.ALPHA_TYPE)
-    value = float(alpha)
+    value = _real(alpha, errors.ALPHA_TYPE)
     if not 0.0 < value < 1.0:  # also refuses NaN
         raise ValueError(errors.ALPHA_RANGE)
     return value
@@ -104,7 +102,17 @@ def _integer(value: object, message: str) -> int:
         raise TypeError(message)
     try:
         return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
+    except Exception:  # also a caller's __index__ that raises: its text never passes
+        raise TypeError(message) from None
+
+
+def _real(value: object, message: str) -> float:
+    """``value`` (an int or float, not a bool) as a float; a raising ``__float__`` is refused."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(message)
+    try:
+        return float(value)
+    except Exception:
         raise TypeError(message) from None
 
 
@@ -117,9 +125,7 @@ def _count(value: object, high: int) -> int:
 
 
 def _unit(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(errors.REPORT_NUMBER)
-    result = float(value)
+    result = _real(value, errors.REPORT_NUMBER)
     if not 0.0 <= result <= 1.0:  # also refuses NaN
         raise ValueError(errors.REPORT_NUMBER)
     return result

@@ -227,3 +227,48 @@ def test_valid_nested_subclass_records_are_stored_as_checked_immutable_values() 
         with pytest.raises(TypeError):
             metrics.counts["supported"] = 99  # type: ignore[index]
     assert UnsupportedClaimsReport.from_json(report.to_json()) == report
+
+
+# --- configuration and report numbers that run caller code ------------------------------------
+
+
+class RaisingIndex:
+    def __index__(self) -> int:
+        _raise(ValueError)
+
+
+class RaisingFloat(float):
+    def __float__(self) -> float:
+        _raise(RuntimeError)
+
+
+class RaisingInt(int):
+    def __float__(self) -> float:
+        _raise(RuntimeError)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        partial(score_summary_claims, [], [], n_resamples=RaisingIndex()),
+        partial(score_summary_claims, [], [], seed=RaisingIndex()),
+        partial(score_summary_claims, [], [], alpha=RaisingFloat(0.05)),
+        partial(score_summary_claims, [], [], alpha=RaisingInt(0)),
+        lambda: _report(_metrics(_interval(lower=RaisingFloat(0.0)))),
+        lambda: BootstrapInterval(
+            lower=RaisingFloat(0.0),
+            upper=1.0,
+            point=0.5,
+            n_resamples=10,
+            alpha=0.05,
+            degenerate=False,
+        ),
+    ],
+)
+def test_numbers_whose_conversion_raises_end_in_a_fixed_message(
+    build: Callable[[], object],
+) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        build()
+    assert_fixed(caught.value)
+    assert CANARY not in "".join(traceback.format_exception(caught.value))
