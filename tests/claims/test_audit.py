@@ -250,8 +250,8 @@ class RaisingInt(int):
 @pytest.mark.parametrize(
     "build",
     [
-        partial(score_summary_claims, [], [], n_resamples=RaisingIndex()),
-        partial(score_summary_claims, [], [], seed=RaisingIndex()),
+        partial(score_summary_claims, [], [], n_resamples=RaisingIndex()),  # type: ignore[arg-type]
+        partial(score_summary_claims, [], [], seed=RaisingIndex()),  # type: ignore[arg-type]
         partial(score_summary_claims, [], [], alpha=RaisingFloat(0.05)),
         partial(score_summary_claims, [], [], alpha=RaisingInt(0)),
         lambda: _report(_metrics(_interval(lower=RaisingFloat(0.0)))),
