@@ -30,6 +30,7 @@ from pytest_openmed.gates import GateResult, GateStatus
 
 from .assess import ValidationAssessment, assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
+from .jsonvalue import unique_names
 from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
 from .serialization import (
     adjudication_from_dict,
@@ -143,9 +144,11 @@ def _read_json(path: Path, limit: int) -> Mapping[str, Any]:
     if len(raw) > limit:
         raise LimitExceeded("a pack gate input file exceeds its size limit")
     try:
-        document = json.loads(raw)
+        document = json.loads(raw, object_pairs_hook=unique_names)
     except (ValueError, RecursionError):
-        raise DocumentInvalid("a pack gate input file is not valid UTF-8 JSON") from None
+        raise DocumentInvalid(
+            "a pack gate input file is not valid UTF-8 JSON with unique names in every object"
+        ) from None
     if not isinstance(document, dict):
         raise DocumentInvalid("a pack gate input file must hold a JSON object")
     return document

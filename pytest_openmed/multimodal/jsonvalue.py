@@ -20,7 +20,7 @@ from pytest_openmed._canonical import canonical_json, sha256_digest
 
 from .errors import InvalidInput, LimitExceeded
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_NODES", "FrozenJson", "freeze_object"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_NODES", "FrozenJson", "freeze_object", "unique_names"]
 
 #: Deepest nesting of containers accepted inside one JSON object.
 MAX_JSON_DEPTH = 32
@@ -124,6 +124,18 @@ def freeze_object(value: object, *, max_bytes: int) -> FrozenJson:
             raise LimitExceeded("a JSON object exceeds its size limit")
         return value
     return FrozenJson(value, max_bytes=max_bytes)
+
+
+def unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses an object repeating a name.
+
+    With a repeated name, JSON readers disagree on the content (Python keeps
+    the last value, others the first), so evidence read twice could differ.
+    """
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        raise ValueError("a JSON object repeats a name")
+    return document
 
 
 def _plain(value: object, depth: int, counter: list[int]) -> Any:

@@ -37,6 +37,7 @@ import zlib
 from typing import Any
 
 from .errors import MediaTypeRefused
+from .jsonvalue import unique_names
 
 __all__ = [
     "WAVEFORM_FORMAT",
@@ -218,7 +219,7 @@ def _is_waveform(data: bytes) -> bool:
         document = json.loads(
             data.decode("utf-8"),
             parse_constant=_refuse_constant,
-            object_pairs_hook=_unique_keys,
+            object_pairs_hook=unique_names,
         )
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
@@ -270,11 +271,3 @@ def _finite_number(value: Any) -> bool:
 
 def _refuse_constant(_: str) -> Any:
     raise ValueError("NaN and Infinity are not JSON")
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object whose names are unique: with a repeated name, readers disagree on the content."""
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise ValueError("a JSON object repeats a name")
-    return document

@@ -18,6 +18,7 @@ from pytest_openmed.multimodal import (
     assess_validation,
 )
 from pytest_openmed.multimodal.errors import (
+    DocumentInvalid,
     DuplicateMapping,
     MissingMapping,
     ReviewCountRefused,
@@ -253,3 +254,22 @@ def test_gate_file_to_verdict(tmp_path: Path, key_env: GateSettings) -> None:
     assert EVALUATORS["pack"] == "pytest_openmed.multimodal.gate:evaluate_gate"
     verdicts = evaluate_gate(spec, key_env)
     assert verdicts["cand-a"].status is GateStatus.PASSED
+
+
+def test_stored_evidence_with_a_repeated_name_is_refused(
+    tmp_path: Path, key_env: GateSettings
+) -> None:
+    """A reader that keeps the first "ratings" would audit other ratings than the gate assessed."""
+    pack = make_pack(3)
+    failing, passing = (
+        reviews(pack, lambda u, n: (True, True, False, True), lambda u, n: OK)[0],
+        reviews(pack, lambda u, n: OK, lambda u, n: OK)[0],
+    )
+    options = _store(tmp_path, pack, reviews(pack, lambda u, n: OK, lambda u, n: OK))
+    stored = failing.to_dict()
+    text = (
+        json.dumps(stored)[:-1] + ', "ratings": ' + json.dumps(passing.to_dict()["ratings"]) + "}"
+    )
+    options["reviews"][0].write_text(text, encoding="utf-8")
+    with pytest.raises(DocumentInvalid):
+        evaluate_gate(_spec(options), key_env)
