@@ -15,12 +15,38 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed._canonical import sha256_digest
-from pytest_openmed.multimodal import Observation, assess_validation
-from pytest_openmed.multimodal.errors import MediaTypeRefused
+from pytest_openmed.multimodal import (
+    Observation,
+    ReviewOrigin,
+    ValidationTask,
+    assess_validation,
+)
+from pytest_openmed.multimodal.errors import (
+    AdjudicatorWasReviewer,
+    MediaTypeRefused,
+    QualificationChanged,
+    StaleConflict,
+)
 from pytest_openmed.multimodal.jsonvalue import FrozenJson, freeze_object
 from pytest_openmed.multimodal.media import MediaType, sniff_media_type
+from pytest_openmed.multimodal.suppression import is_small_cell
 
-from .builders import KEY, complete, dicom_bytes, make_pack, png_bytes, reviewer, waveform_document
+from .builders import (
+    GOOD,
+    KEY,
+    Scores,
+    adjudicate,
+    complete,
+    conflict_digests,
+    d,
+    dicom_bytes,
+    make_pack,
+    png_bytes,
+    replaced,
+    reviewer,
+    reviews,
+    waveform_document,
+)
 
 # --- PNG: a well-formed IHDR and a chunk sequence that walks to IEND --------------------------
 
@@ -206,3 +232,61 @@ def test_a_frozen_json_subclass_is_fingerprinted_again() -> None:
     output = Observation("cand-a", forged).output
     assert isinstance(output, FrozenJson)
     assert output.digest == honest.digest
+
+
+# --- regression probes that held: every field of a qualification, conflicts, cell boundaries ----
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"task_scope": frozenset({ValidationTask.FORMS, ValidationTask.BURNED_IN})},
+        {"qualification_evidence_digest": d("renewed")},
+        {"conflict_screening_digest": d("rescreened")},
+        {"origin": ReviewOrigin.ATTESTED},
+    ],
+    ids=["scope", "evidence", "screening", "origin"],
+)
+def test_any_qualification_field_changed_after_preparation_is_refused(
+    change: dict[str, object],
+) -> None:
+    pack = make_pack(2)
+    first, second = reviews(pack, lambda u, n: GOOD, lambda u, n: GOOD)
+    changed = replaced(second, reviewer=replaced(second.reviewer, **change))
+    with pytest.raises(QualificationChanged):
+        assess_validation(pack, pack.candidates[0], [first, changed], key=KEY)
+
+
+def _dispute(unit: int, name: str) -> Scores:
+    return (False, True, True, True) if (unit, name) == (1, "cand-a") else GOOD
+
+
+def test_adjudication_citing_a_superset_of_the_conflict_is_refused() -> None:
+    pack = make_pack(3)
+    review_list = reviews(pack, lambda u, n: GOOD, _dispute)
+    conflict = conflict_digests(pack, review_list, 1, "cand-a")
+    unrelated = conflict_digests(pack, review_list, 0, "cand-a")
+    adjudication = adjudicate(pack, reviewer(5), 1, "cand-a", GOOD, conflict | unrelated)
+    with pytest.raises(StaleConflict):
+        assess_validation(
+            pack, pack.candidates[0], review_list, key=KEY, adjudications=[adjudication]
+        )
+
+
+def test_original_reviewer_adjudicating_under_another_origin_is_refused() -> None:
+    pack = make_pack(3)
+    review_list = reviews(pack, lambda u, n: GOOD, _dispute)
+    conflict = conflict_digests(pack, review_list, 1, "cand-a")
+    same_person = replaced(reviewer(0), origin=ReviewOrigin.ATTESTED)
+    adjudication = adjudicate(pack, same_person, 1, "cand-a", GOOD, conflict)
+    with pytest.raises(AdjudicatorWasReviewer):
+        assess_validation(
+            pack, pack.candidates[0], review_list, key=KEY, adjudications=[adjudication]
+        )
+
+
+@pytest.mark.parametrize("cell", [5, 7])
+def test_small_cell_boundaries_for_numerator_and_complement(cell: int) -> None:
+    n = 3 * cell
+    assert is_small_cell(cell - 1, n, cell) and not is_small_cell(cell, n, cell)
+    assert not is_small_cell(n - cell, n, cell) and is_small_cell(n - cell + 1, n, cell)
