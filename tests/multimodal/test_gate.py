@@ -92,8 +92,6 @@ def test_rubric_satisfied_passes(tmp_path: Path, key_env: GateSettings) -> None:
         "units": 3,
         "reviews": 2,
         "adjudications": 0,
-        "blocked_units": 0,
-        "unresolved_units": 0,
     }
 
 
@@ -102,11 +100,7 @@ def test_safety_failure_blocks(tmp_path: Path, key_env: GateSettings) -> None:
     verdict = evaluate_gate(
         _spec(_store(tmp_path, pack, reviews(pack, lambda u, n: OK, lambda u, n: OK))), key_env
     )[A]
-    assert (verdict.status, verdict.reason, verdict.metrics["blocked_units"]) == (
-        GateStatus.BLOCKED,
-        "safety",
-        1,
-    )
+    assert (verdict.status, verdict.reason) == (GateStatus.BLOCKED, "safety")
     text = verdict.failure_text()
     assert text.startswith("openmed pack gate: blocked (safety)")
     assert "sha256" not in text and "cand-" not in text
@@ -119,10 +113,9 @@ def test_disagreement_holds_and_adjudication_releases(
     disputed = lambda u, n: (True, False, True, True) if (u, n) == (2, A) else OK  # noqa: E731
     review_list = reviews(pack, lambda u, n: OK, disputed)
     held = evaluate_gate(_spec(_store(tmp_path, pack, review_list)), key_env)[A]
-    assert (held.status, held.reason, held.metrics["unresolved_units"]) == (
+    assert (held.status, held.reason) == (
         GateStatus.HOLD,
         "disagreement",
-        1,
     )
     adjudication = adjudicate(
         pack, reviewer(7), 2, A, OK, conflict_digests(pack, review_list, 2, A)
@@ -228,13 +221,8 @@ def test_gate_result_is_the_pure_mapping_of_an_assessment() -> None:
     verdict = gate_result(assessment)
     assert (verdict.kind, verdict.status, verdict.reason) == ("pack", GateStatus.BLOCKED, "safety")
     assert "sha256" not in verdict.failure_text()
-    assert set(verdict.metrics) == {
-        "units",
-        "reviews",
-        "adjudications",
-        "blocked_units",
-        "unresolved_units",
-    }
+    # Totals only: no count of failing units (a small cell) reaches a CI log.
+    assert set(verdict.metrics) == {"units", "reviews", "adjudications"}
 
 
 def test_gate_file_to_verdict(tmp_path: Path, key_env: GateSettings) -> None:
