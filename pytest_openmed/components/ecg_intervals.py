@@ -27,7 +27,9 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    to 5 % of the P peak above the lowest level before it (each crossing then
    moved to where the local tangent meets that level); T offset where the
    envelope's descent after its steepest point has slowed to 10 % (a slope
-   criterion, indifferent to TP-level offsets and U waves).  ``pr_ms`` =
+   criterion, indifferent to TP-level offsets and U waves; the steepest point
+   is sought before the next P wave can begin, the slow-down up to the end of
+   the median beat).  ``pr_ms`` =
    QRS onset − P onset, ``qrs_ms`` = QRS offset − QRS onset, ``qt_ms`` = T
    offset − QRS onset.  A wave that cannot be found (e.g. no P wave) gives
    ``null`` for its candidates; values outside plausible ranges are ``null``.
@@ -239,17 +241,24 @@ def _boundary(
     return float(index + step * max(shift, 0.0))
 
 
-def _t_offset(envelope: npt.NDArray[np.float64], peak: int, limit: int, h: int) -> float | None:
+def _t_offset(
+    envelope: npt.NDArray[np.float64], peak: int, limit: int, reach: int, h: int
+) -> float | None:
     """End of the T wave: where the envelope's descent after its steepest point slows to 10 %.
 
     A slope criterion, unlike a level criterion, is indifferent to the offset
     between the TP and PR levels and to slow tails (U waves) after the T wave.
+    The steepest point is sought up to ``limit`` (so the next P wave's descent
+    cannot be taken for it); the slow-down may lie up to ``reach``, since at
+    fast rates a T wave can end a few milliseconds before ``limit``.  The first
+    slow-down is taken, so a wider ``reach`` changes no offset found before ``limit``.
     """
-    span = envelope[peak : limit + 1]
-    if span.shape[0] <= 2 * h + 1:
+    span = envelope[peak : max(limit, reach) + 1]
+    searched = limit + 1 - peak - 2 * h  # descents whose window ends by ``limit``
+    if searched <= 1:
         return None
     descent = (span[: -2 * h] - span[2 * h :]) / (2 * h)  # at span index i + h
-    steepest = int(np.argmax(descent))
+    steepest = int(np.argmax(descent[:searched]))
     if descent[steepest] <= 0.0:
         return None
     slow = np.flatnonzero(descent[steepest:] <= 0.1 * descent[steepest])
@@ -288,7 +297,7 @@ def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
     t_to = min(last, r + round((0.85 * rr_s - 0.1) * fs))
     if t_to - t_from >= round(0.04 * fs):
         t_peak = t_from + int(np.argmax(envelope[t_from:t_to]))
-        t_end = _t_offset(envelope, t_peak, t_to, h)
+        t_end = _t_offset(envelope, t_peak, t_to, last, h)
 
     p_on = None
     p_to = math.floor(qrs_on) - round(0.02 * fs)

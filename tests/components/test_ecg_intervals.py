@@ -197,6 +197,15 @@ def test_dicom_carrier_meets_the_targets() -> None:
     assert sensitivity == predictivity == 1.0
 
 
+@pytest.mark.parametrize("seed", [1123, 3917])
+def test_a_t_wave_ending_close_to_the_next_p_wave_is_still_delineated(seed: int) -> None:
+    """Fresh nominal seeds (146 and 162 bpm) whose T wave ends 12–15 ms before the T search
+    window closes: the slow-down of its descent lies just past the window."""
+    source = generate_ecg_intervals(seed, "nominal")
+    for config in (CONFIG_A, CONFIG_B):
+        _assert_on_target(run(source.asset, config), source.truth)
+
+
 # -- off-nominal slices: A abstains, B falls back ------------------------------------------
 
 
