@@ -324,10 +324,12 @@ def _along_line(
 ) -> tuple[int, int]:
     """Columns of a text line: the blob's, extended left and right over faint glyphs.
 
-    A column continues the line when the band's mean text energy is at least
-    ``level``; gaps of up to ``gap`` columns (about a glyph) are bridged.
+    A column continues the line when some row of the band has text energy of
+    at least ``level`` (the band's mean is too strict: the faint glyphs of small
+    text fill only a few of its rows); gaps of up to ``gap`` columns (about a
+    glyph) are bridged.
     """
-    profile = energy[where[0], :].mean(axis=0) >= level
+    profile: BoolImage = np.any(energy[where[0], :] >= level, axis=0)
     x0, x1 = where[1].start, where[1].stop
     limit = int(gap)
     last = x1

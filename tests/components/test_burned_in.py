@@ -134,6 +134,17 @@ def test_every_miss_is_reported_as_a_privacy_failure(
     assert misses >= 2  # the set holds real misses, so the rule is exercised
 
 
+@pytest.mark.parametrize(("seed", "config"), [(181, "B"), (1171, "A")])
+def test_faint_glyphs_at_the_end_of_a_line_are_masked_with_it(seed: int, config: str) -> None:
+    """Fresh adverse seeds whose faint line end (a glyph; half a line of 9-px text) lay outside
+    the mask and was no text candidate either: a miss the runtime rule did not report."""
+    source = generate_burned_in_identifier_coverage(seed, "adverse_acquisition")
+    output = run(source.asset, CONFIG_A if config == "A" else CONFIG_B)
+    covered = identifier_coverage(source.truth, output.output["regions"])
+    assert min(covered) >= MISS_FRACTION or "privacy" in output.safety_failures
+    assert min(covered) >= MISS_FRACTION
+
+
 def test_low_contrast_text_is_still_covered_by_the_conservative_configuration(
     adverse: list[Case],
 ) -> None:
