@@ -133,11 +133,15 @@ class EvidenceIndex:
 
 
 def collect(items: object, limit: int, type_message: str, limit_message: str) -> list[Any]:
-    """Materialise a collection of records, consuming at most ``limit + 1`` items."""
+    """Materialise a collection of records, consuming at most ``limit + 1`` items.
+
+    A list is copied: reading a record may run caller code that appends to
+    it, and the limits hold for the collection as it was handed over.
+    """
     if type(items) is list:
         if len(items) > limit:
             raise ValueError(limit_message)
-        return items
+        return items.copy()
     if type(items) is tuple:
         if len(items) > limit:
             raise ValueError(limit_message)

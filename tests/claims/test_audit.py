@@ -272,3 +272,28 @@ def test_numbers_whose_conversion_raises_end_in_a_fixed_message(
         build()
     assert_fixed(caught.value)
     assert CANARY not in "".join(traceback.format_exception(caught.value))
+
+
+# --- a list that grows while it is read ------------------------------------------------------
+
+
+def test_a_claims_list_that_grows_while_read_is_scored_as_given() -> None:
+    """The limit and draw budget are checked on the list as handed over; records a
+    property appends during scoring are not read (no way past the limits)."""
+    claims: list[Any] = []
+
+    class Growing:
+        claim_class = "lab"
+        evidence_ids = ()
+
+        def __init__(self, index: int) -> None:
+            self.claim_id = index
+
+        @property
+        def claim_key(self) -> str:
+            claims.append(Growing(len(claims)))
+            return "k"
+
+    claims.extend(Growing(index) for index in range(3))
+    report = score_summary_claims(claims, [], n_resamples=5)
+    assert report.overall.claim_count == 3
