@@ -10,8 +10,9 @@ for lookups, normalised claim classes, relations, and claim keys for linking.
 
 The per-record work is deliberately lean (a 100,000-claim evaluation must
 finish in well under a second): claim keys are walked only when they are
-containers, and fingerprinted only when an evidence row links by key and a
-plain comparison cannot decide.
+containers, and then fingerprinted at once (caller code that runs later must
+not change what was checked); a scalar key is hashed only when an evidence
+row links by key and a plain comparison cannot decide.
 """
 
 from __future__ import annotations
@@ -192,25 +193,30 @@ def normalise_class(label: object) -> str:
     return "class_" + hashlib.sha256(folded.encode("ascii")).hexdigest()[:16]
 
 
-def check_claim_key(key: object) -> None:
-    """Refuse a claim key that is not JSON-like or exceeds the nesting/node limits.
+def check_claim_key(key: object) -> object:
+    """Check a claim key and return the form kept for linking.
 
-    A key may nest 32 containers around a value (33 is refused) and hold at
-    most 10,000 nodes, containers and leaves counted (object keys are not
-    nodes); object keys must be strings.
+    Refuses a key that is not JSON-like or exceeds the nesting/node limits: a
+    key may nest 32 containers around a value (33 is refused) and hold at most
+    10,000 nodes, containers and leaves counted (object keys are not nodes);
+    object keys must be strings.  A scalar is kept as it is (it cannot
+    change); a container is fingerprinted at once, as the seed has it, so
+    caller code that runs later (a property, a citation iterator) cannot
+    change what was checked.  Either form links exactly as the key would.
     """
     kind = type(key)
     if kind is str or kind is bool:
-        return
+        return key
     if kind is int:
         if not _INT_MIN <= key <= _INT_MAX:  # type: ignore[operator]
             raise ValueError(errors.KEY_INTEGER_RANGE)
-        return
+        return key
     if kind is float:
         if not math.isfinite(key):  # type: ignore[arg-type]
             raise ValueError(errors.KEY_NOT_FINITE)
-        return
+        return key
     _check_key_structure(key)
+    return digest_json(key)
 
 
 def _check_key_structure(root: object) -> None:
@@ -347,7 +353,7 @@ def claim_fields(record: object) -> ClaimFields:
         raise ValueError(errors.CLAIM_KEY_MISSING)
     if type(label) is not str:
         raise TypeError(errors.CLASS_TYPE)
-    check_claim_key(key)
+    key = check_claim_key(key)
     return (_check_id(claim_id), label, key, _citations(cited))
 
 
@@ -445,7 +451,7 @@ def evidence_fields(record: object) -> tuple[RecordId, EvidenceRow]:
     )
     link_key = get("claim_key")
     if link_key is not None:
-        check_claim_key(link_key)
+        link_key = check_claim_key(link_key)
     link_id = get("claim_id")
     if link_id is not None:
         link_id = _check_id(link_id)
