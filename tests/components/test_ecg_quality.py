@@ -264,6 +264,26 @@ def test_config_digests_are_stable_and_distinct() -> None:
         CONFIG_A.band("tremor")
 
 
+#: The (borderline, flag) table of docs/components/ecg_quality.md.
+DOCUMENTED_BANDS = {
+    "flatline": (0.03, 0.08),
+    "clipping": (0.002, 0.005),
+    "baseline_wander": (0.5, 1.0),
+    "mains_interference": (0.015, 0.03),
+    "noise": (0.03, 0.06),
+}
+
+
+def test_both_configurations_flag_at_the_documented_severities() -> None:
+    """The generator scales its artefacts from CONFIG_A's bands, so a moved threshold would
+    move the truth with it and every accuracy test would still pass: the bands are pinned
+    here to the documented table instead."""
+    for config in (CONFIG_A, CONFIG_B):
+        assert {kind: config.band(kind) for kind in FLAGS} == DOCUMENTED_BANDS
+    assert (CONFIG_A.max_flagged_leads, CONFIG_A.abstain_on_borderline) == (0, True)
+    assert (CONFIG_B.max_flagged_leads, CONFIG_B.abstain_on_borderline) == (2, False)
+
+
 @pytest.mark.parametrize(
     "changes",
     [
