@@ -205,7 +205,10 @@ def test_real_pydicom_ecg_is_acceptable_under_both_configurations() -> None:
         assert all(not entry["flags"] for entry in output["leads"].values())
 
 
-@pytest.mark.parametrize(("seed", "slice_name"), [(41, "adverse_acquisition"), (42, "nominal")])
+@pytest.mark.parametrize(
+    ("seed", "slice_name"),
+    [(41, "adverse_acquisition"), (42, "nominal"), (1024, "ambiguity_conflict")],
+)
 def test_dicom_carrier_gives_the_same_result_as_json(seed: int, slice_name: str) -> None:
     from_json = generate_ecg_quality(seed, slice_name)
     from_dicom = generate_ecg_quality(seed, slice_name, carrier="dicom")

@@ -194,6 +194,30 @@ def test_recorded_severities_match_the_samples(adverse: list[SyntheticECG]) -> N
                 assert line == pytest.approx(artefact["severity"], rel=0.15)
 
 
+def _rail_fraction(values: Any, fs: float) -> float:
+    """Largest share of samples held at either extreme in runs of at least 10 ms."""
+    fractions = []
+    for rail in (values.max(), values.min()):
+        held = np.concatenate(([0], (values == rail).astype(int), [0]))
+        edges = np.flatnonzero(np.diff(held))
+        runs = edges[1::2] - edges[::2]
+        fractions.append(runs[runs >= 0.010 * fs].sum() / values.shape[0])
+    return float(max(fractions))
+
+
+@pytest.mark.parametrize("seed", [1024, 1039])
+def test_dicom_carrier_truth_holds_for_its_decoded_samples(seed: int) -> None:
+    """The DICOM carrier holds 1 µV steps: on these borderline seeds near-rail samples rounded
+    onto the clipping rail, so a clipping severity realised at 0.1 µV no longer held."""
+    source = generate_ecg_quality(seed, "ambiguity_conflict", carrier="dicom")
+    samples = _dataset(source.asset).waveform_array(0).T
+    clipped = [a for a in source.truth["artefacts"] if a["kind"] == "clipping"]
+    assert clipped
+    for artefact in clipped:
+        values = samples[LEADS.index(artefact["lead"])]
+        assert _rail_fraction(values, 500.0) == pytest.approx(artefact["severity"], abs=1e-6)
+
+
 def test_explicit_artefacts_and_focus_lead() -> None:
     artefacts = [Artefact("noise", "V3", 0.2)]
     truth = synthesise_ecg(15, "adverse_acquisition", artefacts=artefacts).truth

@@ -40,7 +40,9 @@ moves in steps, so a draw whose realised severity leaves its range is redrawn):
 
 Assets are ``openmed.waveform.v1`` JSON (mV to 0.1 µV) or, with
 ``carrier="dicom"``, a native 12-lead ECG DICOM written by
-:func:`waveform_dicom`.  Every value and UID derives from the seed.
+:func:`waveform_dicom` (1 µV steps); the recording is synthesised at its
+carrier's resolution, so the truth holds for the samples the carrier holds.
+Every value and UID derives from the seed.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ _MDC_CODES = {
     **{f"V{k}": f"2:{k + 2}" for k in range(1, 7)},
 }
 _DICOM_UNITS = {"uV": ("microvolt", 1e-3), "mV": ("millivolt", 1.0)}
+#: Decimal places of a mV each carrier holds: JSON 0.1 µV, DICOM (as written here) 1 µV.
+_CARRIER_DECIMALS = {"json": 4, "dicom": 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,19 +278,21 @@ def _rail_fraction(lead: NDArray[np.float64], rail: float, fs: float) -> float:
     return float(lengths[lengths >= minimum].sum()) / int(lead.shape[0])
 
 
-def _clip(lead: NDArray[np.float64], target: float, fs: float) -> tuple[NDArray[np.float64], float]:
+def _clip(
+    lead: NDArray[np.float64], target: float, fs: float, decimals: int
+) -> tuple[NDArray[np.float64], float]:
     """Clip the lead's dominant side at the rail whose rail fraction is nearest ``target``.
 
     The fraction grows in steps as the rail is lowered (a run counts from
     10 ms on), so the two rails either side of the target are compared.
-    Works at the carrier's 0.1 µV resolution, so that rounding the result for
-    the JSON carrier cannot merge further samples into the rail.
+    Works at the carrier's resolution (``decimals`` of a mV), so that rounding
+    the result for the carrier cannot merge further samples into the rail.
     """
     sign = 1.0 if lead.max() >= -lead.min() else -1.0
-    oriented = np.round(sign * lead, 4)
+    oriented = np.round(sign * lead, decimals)
     low, high = float(np.median(oriented)), float(oriented.max())
     for _ in range(40):
-        middle = round((low + high) / 2.0, 4)
+        middle = round((low + high) / 2.0, decimals)
         if _rail_fraction(np.minimum(oriented, middle), middle, fs) >= target:
             low = middle
         else:
@@ -313,6 +319,7 @@ def _inject(
     leads: NDArray[np.float64],
     fs: float,
     artefacts: Sequence[Artefact],
+    decimals: int,
 ) -> list[dict[str, Any]]:
     """Apply the artefacts in acquisition order; return their truth records.
 
@@ -335,14 +342,14 @@ def _inject(
         elif artefact.kind == "noise":
             leads[row] += rng.normal(0.0, severity, leads.shape[1])
         elif artefact.kind == "clipping":
-            leads[row], severity = _clip(leads[row], severity, fs)
+            leads[row], severity = _clip(leads[row], severity, fs, decimals)
         else:
             length = min(leads.shape[1], round(severity * leads.shape[1]))
             start = int(rng.integers(0, leads.shape[1] - length + 1))
             if length >= leads.shape[1]:
                 leads[row] = 0.0  # lead-off: the whole channel reads zero
             else:
-                level = round(float(np.median(leads[row])), 4)
+                level = round(float(np.median(leads[row])), decimals)
                 leads[row, start : start + length] = level
             severity = length / leads.shape[1]
             record["span"] = [start, start + length]
@@ -423,15 +430,21 @@ def synthesise_ecg(
     duration_s: float = 10.0,
     artefacts: Sequence[Artefact] | None = None,
     focus_lead: str | None = None,
+    decimals: int = 4,
 ) -> SyntheticECG:
     """Synthesise one 12-lead recording and its truth.
 
     ``artefacts`` overrides the slice's random artefacts; ``focus_lead`` makes
-    the slice's first artefact land on that lead.
+    the slice's first artefact land on that lead.  Samples are held at
+    ``decimals`` decimal places of a mV, the resolution of the carrier they
+    are written to (4: the JSON carrier's 0.1 µV; 3: the DICOM carrier's 1 µV),
+    so realised severities hold for the carrier's samples.
     """
     check_slice(slice_name)
     if type(seed) is not int or seed < 0:
         raise ValueError("seed must be a non-negative int")
+    if type(decimals) is not int or not 3 <= decimals <= 6:
+        raise ValueError("decimals must be an int in 3..6")
     if not 100.0 <= sampling_rate_hz <= 2000.0 or not 5.0 <= duration_s <= 60.0:
         raise ValueError("sampling rate or duration outside the generator's range")
     rng = np.random.default_rng([seed, 0xEC6])
@@ -462,19 +475,21 @@ def synthesise_ecg(
         leads[row] += rng.normal(0.0, rng.uniform(0.004, 0.010), n)
         leads[row] += _wander(rng, t, rng.uniform(0.02, 0.12))
     if artefacts is not None:
-        realised = _inject(rng, leads, fs, list(artefacts))
+        realised = _inject(rng, leads, fs, list(artefacts), decimals)
     else:
         # Clipping severities move in steps: redraw until every realised severity
         # lies where the slice promises (above 1.4 × the flag level, or in the band).
         clean = leads
         for _ in range(50):
             leads = clean.copy()
-            realised = _inject(rng, leads, fs, _draw_artefacts(rng, slice_name, focus_lead))
+            realised = _inject(
+                rng, leads, fs, _draw_artefacts(rng, slice_name, focus_lead), decimals
+            )
             if all(_in_slice(slice_name, record) for record in realised):
                 break
         else:  # pragma: no cover - never observed; the draw is far from the limits
             raise RuntimeError("could not realise the slice's artefact severities")
-    leads = np.round(leads, 4)  # the JSON carrier's resolution (0.1 µV)
+    leads = np.round(leads, decimals)  # the carrier's resolution
     return SyntheticECG(
         sampling_rate_hz=fs,
         lead_names=_LEADS,
@@ -660,8 +675,10 @@ def generate_ecg_quality(
     """A recording for the quality task: artefacts anywhere (none on ``nominal``).
 
     ``knobs`` are passed to :func:`synthesise_ecg` (``heart_rate_bpm``,
-    ``sampling_rate_hz``, ``duration_s``, ``artefacts``, ``focus_lead``).
+    ``sampling_rate_hz``, ``duration_s``, ``artefacts``, ``focus_lead``); the
+    recording is synthesised at the carrier's resolution.
     """
+    knobs.setdefault("decimals", _CARRIER_DECIMALS.get(carrier, 4))
     return _source(synthesise_ecg(seed, slice, **knobs), seed, slice, carrier)
 
 
@@ -670,4 +687,5 @@ def generate_ecg_intervals(
 ) -> GeneratedSource:
     """A recording for the interval task: off-nominal slices put their first artefact on lead II."""
     knobs.setdefault("focus_lead", "II")
+    knobs.setdefault("decimals", _CARRIER_DECIMALS.get(carrier, 4))
     return _source(synthesise_ecg(seed, slice, **knobs), seed, slice, carrier)
