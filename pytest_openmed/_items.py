@@ -67,6 +67,16 @@ class GateFile(pytest.File):
             )
 
 
+#: Optional imports an engine may need (top-level module → distribution name).
+_OPTIONAL_PACKAGES = {
+    "numpy": "numpy",
+    "scipy": "scipy",
+    "PIL": "Pillow",
+    "pydicom": "pydicom",
+    "tifffile": "tifffile",
+}
+
+
 class Gate(pytest.Collector):
     """One declared gate; evaluates its engine once and hands verdicts to its items."""
 
@@ -100,6 +110,14 @@ class Gate(pytest.Collector):
                 # Engine messages are fixed and value-free by contract.
                 self._evaluation = GateInputError(
                     f"openmed {self.spec.kind} gate input refused: {type(error).__name__}: {error}"
+                )
+            except ImportError as error:
+                missing = (error.name or "").partition(".")[0]
+                if missing not in _OPTIONAL_PACKAGES:
+                    raise
+                self._evaluation = GateInputError(
+                    f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
+                    "not installed: pip install 'pytest-openmed[imaging]'"
                 )
             except Exception as error:
                 if self.config.getoption("fulltrace", False):

@@ -267,8 +267,28 @@ def test_an_unexpected_engine_failure_is_an_error_that_withholds_its_text(
     monkeypatch.setattr(gate, "evaluate_gate", broken)
     result = claims_project.runpytest()
     result.assert_outcomes(errors=3)
-    result.stdout.fnmatch_lines(["openmed claims gate failed unexpectedly (KeyError); *--fulltrace*"])
+    result.stdout.fnmatch_lines(
+        ["openmed claims gate failed unexpectedly (KeyError); *--fulltrace*"]
+    )
     assert CANARY not in result.stdout.str()
     result = claims_project.runpytest("--fulltrace")
     result.assert_outcomes(errors=3)
     assert CANARY in result.stdout.str()  # asked for explicitly
+
+
+def test_a_missing_optional_dependency_says_what_to_install(
+    claims_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pytest_openmed.claims.gate as gate
+
+    def needs_scipy(spec: object, settings: object) -> None:
+        raise ModuleNotFoundError("No module named 'scipy'", name="scipy")
+
+    monkeypatch.setattr(gate, "evaluate_gate", needs_scipy)
+    result = claims_project.runpytest()
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(
+        [
+            "openmed claims gate needs scipy, which is not installed: pip install 'pytest-openmed[imaging]'"
+        ]
+    )
