@@ -51,7 +51,7 @@ JUNIT_PREFIX = "openmed."
 #: Every gate status, in report order (``GateStatus`` values; kept here so loading stays cheap).
 STATUSES = ("passed", "threshold", "critical", "blocked", "hold")
 #: Node id of the failed collect report that carries a usage error from an xdist worker.
-USAGE_NODEID = "openmed"
+USAGE_NODEID = "openmed::usage-error"  # "-": no Python test or class has such a name
 #: ``workeroutput`` key carrying a worker's count of unmatched baseline entries.
 BASELINE_OUTPUT = "openmed_baseline_unmatched"
 #: Why a test that set a reserved user property itself fails.

@@ -79,7 +79,10 @@ def test_planner_and_pack_tables(tmp_path: Path) -> None:
         (CLAIMS + "[claims.classes.lab]\nmin = 0.1\n", "key 'min' is not known"),
         (2 * (CLAIMS + "max_upper = 0.5\n"), "duplicate gate name"),
         (CLAIMS, "#1: a claims gate needs a threshold"),
-        (CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = 1\n", "key 'allow_absent' must be true or false"),
+        (
+            CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = 1\n",
+            "key 'allow_absent' must be true or false",
+        ),
         ('[[planner]]\nname = "p"\nplanner = "not a ref"\n', "key 'planner' must be a reference"),
         (
             '[[pack]]\nname = "p"\npack = "p"\nmappings = "m"\nreviews = []\ncandidate = "a"\n',
@@ -93,7 +96,10 @@ def test_planner_and_pack_tables(tmp_path: Path) -> None:
         (CLAIMS + "max_upper = 0.1\nmax_upper = 0.2\n", "is not valid TOML at line 6, column"),
         ("x = " + "[" * 5000 + "]" * 5000 + "\n", "is not valid TOML: it nests too deeply"),
         ("x" * 500 + " = 1\n", "unknown top-level key '" + "x" * 39 + "…'"),
-        (CLAIMS + "max_upper = 1" + "0" * 400 + "\n", "key 'max_upper' must be a number from 0 to 1"),
+        (
+            CLAIMS + "max_upper = 1" + "0" * 400 + "\n",
+            "key 'max_upper' must be a number from 0 to 1",
+        ),
     ],
 )
 def test_malformed_gate_files_are_refused_precisely(
@@ -149,9 +155,7 @@ def test_a_symlink_loop_is_a_gate_file_error_without_the_path(tmp_path: Path) ->
 
 
 def test_a_claims_class_may_be_allowed_absent(tmp_path: Path) -> None:
-    path = write(
-        tmp_path, CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = true\n"
-    )
+    path = write(tmp_path, CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = true\n")
     (spec,) = parse_gate_file(path)
     assert spec.options["classes"]["lab"] == {"max_upper": 0.1, "allow_absent": True}
 

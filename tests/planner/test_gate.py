@@ -22,11 +22,11 @@ from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.gate import (
     MalformedPlannerReference,
-    PlannerReferenceError,
     PlannerAttributeMissing,
     PlannerImportRaised,
     PlannerModuleNotFound,
     PlannerNotCallable,
+    PlannerReferenceError,
     UnloadablePlanner,
     evaluate_gate,
     evaluate_report,
