@@ -241,8 +241,11 @@ def _refuse_collection(session: pytest.Session, items: list[pytest.Item], messag
     Serially it is raised.  An xdist worker cannot raise it (the worker would
     crash and the run could even exit 0), so it reports a failed collection
     of :data:`USAGE_NODEID` that the controller's recorder turns into exit 4,
-    and runs nothing.
+    and runs nothing.  After a collection error it is not raised: that error
+    already fails the run, and it is likely why nothing matched.
     """
+    if session.testsfailed:
+        return
     if not hasattr(session.config, "workerinput"):
         raise pytest.UsageError(message)
     report = pytest.CollectReport(USAGE_NODEID, "failed", message, [])

@@ -96,3 +96,13 @@ def test_a_hostile_baseline_is_a_usage_error_not_a_crash(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     output = result.stdout.str() + result.stderr.str()
     assert "openmed: " in output and "Traceback" not in output and "INTERNALERROR" not in output
+
+
+def test_a_collection_error_is_shown_rather_than_the_unmatched_baseline(
+    project: pytest.Pytester,
+) -> None:
+    _write(project, [_entry(OVERALL)])
+    (project.path / "gates.openmed.toml").write_text(GATE + "max_upper = 'high'\n")
+    result = project.runpytest("--openmed-baseline", "base.json")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*key 'max_upper' must be a number from 0 to 1"])
