@@ -4,10 +4,11 @@ PYTEST_DONT_REWRITE
 
 Contract of :mod:`pytest_openmed.gatefile`: ``evaluate_gate(spec, settings)``
 returns one :class:`~pytest_openmed.gates.GateResult` per name in ``spec.items``
-(the candidates' evaluator-side names; the documents are read once for all).  ``blocked`` and ``hold`` fail the item;
-``rubric_satisfied`` passes it.  The reason is a value-free class (``safety``,
-``quality_utility``, ``disagreement``, ``all_abstained``, ``ok``) and the
-metrics are counts only.  Malformed documents and refused evidence raise the
+(the candidates' evaluator-side names; the documents are read once for all).
+``blocked`` and ``hold`` fail the item; ``rubric_satisfied`` passes it.
+The reason is a value-free class (``safety``, ``quality_utility``,
+``disagreement``, ``all_abstained``, ``ok``) and the metrics are counts only.
+Malformed documents and refused evidence raise the
 engine's typed errors, which the plugin reports as errors, not verdicts.
 
 The evaluator key is read from the environment variable named by
