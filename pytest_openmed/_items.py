@@ -21,6 +21,7 @@ from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, attach_propert
 from pytest_openmed._run import run_options_key
 from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
 from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
+from pytest_openmed.summary import MISSING_DEPENDENCY
 
 __all__ = [
     "Gate",
@@ -28,6 +29,8 @@ __all__ = [
     "GateFile",
     "GateInputError",
     "GateItem",
+    "MissingDependency",
+    "missing_dependency",
     "record_gate_result",
     "record_refused_part",
 ]
@@ -52,6 +55,21 @@ class GateInputError(pytest.fail.Exception):  # type: ignore[name-defined,misc]
 
     def __init__(self, text: str) -> None:
         super().__init__(text, pytrace=False)
+
+
+class MissingDependency(GateInputError):
+    """The engine needs an optional package that is not installed: not a refusal of input."""
+
+
+def missing_dependency(kind: str, error: ImportError) -> MissingDependency | None:
+    """The error naming the package and its install command, if ``error`` is an optional one."""
+    missing = (error.name or "").partition(".")[0]
+    if missing not in _OPTIONAL_PACKAGES:
+        return None
+    return MissingDependency(
+        f"openmed {kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is not installed: "
+        "pip install 'pytest-openmed[imaging]'"
+    )
 
 
 class GateFile(pytest.File):
@@ -110,13 +128,10 @@ class Gate(pytest.Collector):
                     f"openmed {self.spec.kind} gate input refused: {type(error).__name__}: {error}"
                 )
             except ImportError as error:
-                missing = (error.name or "").partition(".")[0]
-                if missing not in _OPTIONAL_PACKAGES:
+                dependency = missing_dependency(self.spec.kind, error)
+                if dependency is None:
                     raise
-                self._evaluation = GateInputError(
-                    f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
-                    "not installed: pip install 'pytest-openmed[imaging]'"
-                )
+                self._evaluation = dependency
             except Exception as error:
                 if self.config.getoption("fulltrace", False):
                     raise
@@ -153,8 +168,11 @@ class GateItem(pytest.Item):
         spec = self.parent.spec
         try:
             verdict = self.parent.evaluation()[self.name]
-        except GateInputError:
-            record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
+        except GateInputError as error:
+            reason = MISSING_DEPENDENCY if isinstance(error, MissingDependency) else None
+            record = gate_record(
+                spec.kind, group=self.parent.nodeid, order=collection_index(self), reason=reason
+            )
             attach_property(self, USER_PROPERTY, record)
             raise
         if isinstance(verdict, GateItemRefused):

@@ -104,8 +104,12 @@ def gate_record(
     *,
     group: str,
     order: int = 0,
+    reason: str | None = None,
 ) -> str:
     """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
+
+    ``reason`` qualifies a record without a result: :data:`MISSING_DEPENDENCY`
+    when the engine could not run because an optional package is missing.
 
     ``group`` is the node id of the gate (or of the test) the verdict belongs
     to and ``order`` the item's position in the collection, so summaries group
@@ -121,7 +125,7 @@ def gate_record(
             "part": part,
             "status": None if result is None else result.status.value,
             "expected": None if expected is None else expected.value,
-            "reason": None if result is None else result.reason,
+            "reason": reason if result is None else result.reason,
             "metrics": {} if result is None else dict(result.metrics),
         }
     )

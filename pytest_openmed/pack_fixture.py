@@ -76,24 +76,29 @@ class PackAssessor:
     ) -> ValidationAssessment | BaseException:
         """The assessment, or the exception to raise (built here, raised by the caller)."""
         from pytest_openmed._items import (
-            _OPTIONAL_PACKAGES,
             GateFailed,
             GateInputError,
+            collection_index,
+            missing_dependency,
             record_gate_result,
             record_refused_part,
         )
+        from pytest_openmed._recorder import USER_PROPERTY, attach_property, gate_record
+        from pytest_openmed.summary import MISSING_DEPENDENCY
 
         try:
             from pytest_openmed.multimodal import assess_validation
             from pytest_openmed.multimodal.gate import gate_result
         except ImportError as error:
-            missing = (error.name or "").partition(".")[0]
-            if missing not in _OPTIONAL_PACKAGES:
+            dependency = missing_dependency("pack", error)
+            if dependency is None:
                 raise
-            return GateInputError(
-                f"openmed pack gate needs {_OPTIONAL_PACKAGES[missing]}, which is not installed: "
-                "pip install 'pytest-openmed[imaging]'"
+            order = collection_index(self._item)
+            record = gate_record(
+                "pack", group=self._item.nodeid, order=order, reason=MISSING_DEPENDENCY
             )
+            attach_property(self._item, USER_PROPERTY, record)
+            return dependency
         names = {c.name for c in getattr(pack, "candidates", ())}
         part = candidate if type(candidate) is str and candidate in names else "candidate"
         refusal: GateInputError | None = None

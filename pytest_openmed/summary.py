@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-__all__ = ["KEY_METRICS", "render_markdown", "summary_line", "terminal_lines"]
+__all__ = ["KEY_METRICS", "MISSING_DEPENDENCY", "render_markdown", "summary_line", "terminal_lines"]
 
 #: Metrics shown beside a verdict, in this order, when present.
 KEY_METRICS = (
@@ -31,6 +31,9 @@ KEY_METRICS = (
     "adjudications",
 )
 
+#: Reason of a verdict-less record whose engine needs an optional package that is missing.
+MISSING_DEPENDENCY = "missing_dependency"
+
 
 def _metric_text(metrics: Mapping[str, Any]) -> str:
     shown = []
@@ -48,7 +51,11 @@ def _name(entry: Mapping[str, Any]) -> str:
 def summary_line(entry: Mapping[str, Any]) -> str:
     """One terminal line: outcome, status, gate, rule and key counts."""
     status = entry["status"] or ("-" if entry["outcome"] != "error" else "refused")
-    detail = "" if entry["reason"] in (None, "ok") else f" ({entry['reason']})"
+    reason = entry["reason"]
+    if entry["status"] is None and reason == MISSING_DEPENDENCY:
+        # An uninstalled extra is not refused input: say what it is.
+        status, reason = "missing dependency", None
+    detail = "" if reason in (None, "ok") else f" ({reason})"
     if entry["expected"] not in (None, "passed"):
         detail += f", expected {entry['expected']}"
     metrics = _metric_text(entry["metrics"])
