@@ -14,6 +14,7 @@ aggregates them, prints the summary and writes the report
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,8 @@ from pytest_openmed.fixtures import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Generator
+
     from pytest_openmed._items import GateFile
     from pytest_openmed.waivers import Waiver
 
@@ -252,3 +255,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(MARKER_KINDS),
             pytrace=False,
         )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Gate exceptions show as their text; a refusal inside a test is an error of it."""
+    report = yield
+    items = sys.modules.get("pytest_openmed._items")  # not loaded: no gate exception exists
+    if items is not None and call.excinfo is not None:
+        error = call.excinfo.value
+        if isinstance(error, items.GateFailed | items.GateInputError):
+            items.plain_outcome(report, error)
+    return report
