@@ -122,7 +122,7 @@ class Gate(pytest.Collector):
     def __init__(self, *, spec: GateSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
-        self._evaluation: Mapping[str, GateResult] | GateInputError | None = None
+        self._evaluation: Mapping[str, GateResult] | str | None = None
 
     def collect(self) -> Iterator[GateItem]:
         if self.spec.kind == "planner":
@@ -141,33 +141,41 @@ class Gate(pytest.Collector):
             yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
 
     def evaluation(self) -> Mapping[str, GateResult]:
+        """This gate's verdicts: evaluated once per run, shared by all xdist workers."""
         if self._evaluation is None:
-            settings = self.config.stash[run_options_key].settings
-            try:
-                self._evaluation = evaluator_for(self.spec)(self.spec, settings)
-            except (ValueError, TypeError, OSError) as error:
-                # Engine messages are fixed and value-free by contract.
-                self._evaluation = input_refused(f"{self.spec.kind} gate", error)
-            except ImportError as error:
-                missing = (error.name or "").partition(".")[0]
-                if missing not in _OPTIONAL_PACKAGES:
-                    raise
-                self._evaluation = GateInputError(
-                    f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
-                    "not installed: pip install 'pytest-openmed[imaging]'"
-                )
-            except Exception as error:
-                if self.config.getoption("fulltrace", False):
-                    raise
-                # Not one of the engines' typed refusals: its text may quote input.
-                self._evaluation = GateInputError(
-                    f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
-                    "its message is withheld because it may quote input data: rerun with "
-                    "--fulltrace to see it"
-                )
-        if isinstance(self._evaluation, GateInputError):
-            raise self._evaluation
+            from pytest_openmed._shared import shared_outcome
+
+            self._evaluation = shared_outcome(self.config, self.nodeid, self._evaluate)
+        if isinstance(self._evaluation, str):
+            raise GateInputError(self._evaluation)
         return self._evaluation
+
+    def _evaluate(self) -> Mapping[str, GateResult] | str:
+        """Run the engine: its verdicts, or the fixed text of the refusal."""
+        settings = self.config.stash[run_options_key].settings
+        try:
+            return evaluator_for(self.spec)(self.spec, settings)
+        except (ValueError, TypeError, OSError) as error:
+            # Engine messages are fixed and value-free by contract.
+            refusal = input_refused(f"{self.spec.kind} gate", error)
+        except ImportError as error:
+            missing = (error.name or "").partition(".")[0]
+            if missing not in _OPTIONAL_PACKAGES:
+                raise
+            refusal = GateInputError(
+                f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
+                "not installed: pip install 'pytest-openmed[imaging]'"
+            )
+        except Exception as error:
+            if self.config.getoption("fulltrace", False):
+                raise
+            # Not one of the engines' typed refusals: its text may quote input.
+            refusal = GateInputError(
+                f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
+                "its message is withheld because it may quote input data: rerun with "
+                "--fulltrace to see it"
+            )
+        return str(refusal)
 
 
 def _child_nodeid(parent: pytest.Collector, name: str) -> str:
