@@ -94,6 +94,10 @@ def gate_record(
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:
     """Collection order, then node id and part: the same whichever worker ran them."""
     return entry["order"], entry["nodeid"], entry["part"] or ""
@@ -268,8 +272,8 @@ class GateRecorder:
             1 for entry in self.entries if entry["status"] is None and entry["kind"] != "custom"
         )
         terminalreporter.write_line(
-            f"openmed: {len(self.items)} gate items: {outcome_counts(summary['items'])}; "
-            f"{summary['gates']} verdicts: "
+            f"openmed: {_plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
             + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
             + ". Non-diagnostic evaluation evidence."
         )
