@@ -136,8 +136,12 @@ def test_two_calls_in_one_test_yield_distinct_stable_parts(
         """
     )
     for _ in range(2):
-        claims_project.runpytest("test_two_calls_in_one_test_yield_distinct_stable_parts.py",
-                                 "--openmed-report", "r.json", "--junitxml=j.xml").assert_outcomes(passed=1)
+        claims_project.runpytest(
+            "test_two_calls_in_one_test_yield_distinct_stable_parts.py",
+            "--openmed-report",
+            "r.json",
+            "--junitxml=j.xml",
+        ).assert_outcomes(passed=1)
         report = validate_report(claims_project.path / "r.json")
         parts = [gate["part"] for gate in report["gates"]]
         assert parts == ["call2.class[lab]", "call2.overall", "class[lab]", "overall"]
