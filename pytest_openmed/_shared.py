@@ -49,7 +49,10 @@ def shared_outcome(config: pytest.Config, gate: str, evaluate: Callable[[], Outc
     directory = _run_directory(config)
     if directory is None:
         return evaluate()
-    name = hashlib.sha256(gate.encode("utf-8")).hexdigest()
+    # The run's id keeps a directory that outlives the run (a worker without a
+    # controller-given base temp) from ever serving another run's outcome.
+    run = str(getattr(config, "workerinput", {}).get("testrunuid", ""))
+    name = hashlib.sha256(f"{run}\x00{gate}".encode()).hexdigest()
     stored = directory / f"{name}.json"
     with _locked(directory / f"{name}.lock"):
         if stored.exists():
@@ -64,9 +67,11 @@ def shared_outcome(config: pytest.Config, gate: str, evaluate: Callable[[], Outc
 def _run_directory(config: pytest.Config) -> Path | None:
     """``<run base temp>/openmed-gates`` on an xdist worker, else ``None``.
 
-    xdist gives each worker the base temp ``<controller base temp>/<worker id>``,
-    so the parent is the same directory for every worker of one run (and
-    pytest removes it with its other old temporary directories).
+    xdist gives each local (popen) worker the base temp ``<controller base
+    temp>/popen-<worker id>``, so the parent is the same directory for every
+    worker of one run (and pytest removes it with its other old temporary
+    directories).  Workers on other machines share no directory and evaluate
+    for themselves.
     """
     if not hasattr(config, "workerinput"):
         return None
