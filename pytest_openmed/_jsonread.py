@@ -55,7 +55,7 @@ class Refusal(enum.Enum):
 
 
 class RecordFileError(ValueError):
-    """A JSON input file was refused: why, and (JSON Lines) on which 1-based line."""
+    """A JSON input file was refused: why, and (JSON Lines only) on which 1-based line."""
 
     def __init__(self, reason: Refusal, line: int | None = None) -> None:
         super().__init__(reason.value)
@@ -119,12 +119,7 @@ def read_records(
         decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_refuse_constant)
         if stream.text[stream.pos] != "[":
             return _lines(stream, decoder, limit)
-        try:
-            return _array(stream, decoder, limit)
-        except RecordFileError as error:
-            if error.line is not None or error.reason is Refusal.UNREADABLE:
-                raise
-            raise RecordFileError(error.reason, stream.line) from None
+        return _array(stream, decoder, limit)
 
 
 def _refuse_constant(_name: str) -> None:

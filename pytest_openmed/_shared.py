@@ -29,12 +29,12 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed.gates import GateResult
+from pytest_openmed.gates import GateItemRefused, GateResult
 
 __all__ = ["Outcome", "shared_outcome"]
 
-#: Verdicts by item name, or the fixed text of a refusal.
-Outcome = Mapping[str, GateResult] | str
+#: Verdicts (or refused items) by item name, or the fixed text of a refusal of the gate.
+Outcome = Mapping[str, GateResult | GateItemRefused] | str
 
 _DIRECTORY = "openmed-gates"
 
@@ -114,11 +114,24 @@ def _lock(fd: int) -> None:
 def _dump(outcome: Outcome) -> str:
     if isinstance(outcome, str):
         return json.dumps({"refused": outcome})
-    return json.dumps({"verdicts": {item: result.to_dict() for item, result in outcome.items()}})
+    verdicts: dict[str, Any] = {}
+    for item, result in outcome.items():
+        if isinstance(result, GateItemRefused):  # fixed message and closed label only
+            verdicts[item] = {"refused_item": [str(result.args[0]), result.subject]}
+        else:
+            verdicts[item] = result.to_dict()
+    return json.dumps({"verdicts": verdicts})
 
 
 def _load(text: str) -> Outcome:
     document: dict[str, Any] = json.loads(text)
     if "refused" in document:
         return str(document["refused"])
-    return {item: GateResult.from_dict(data) for item, data in document["verdicts"].items()}
+    outcome: dict[str, GateResult | GateItemRefused] = {}
+    for item, data in document["verdicts"].items():
+        if "refused_item" in data:
+            message, subject = data["refused_item"]
+            outcome[item] = GateItemRefused(message, subject)
+        else:
+            outcome[item] = GateResult.from_dict(data)
+    return outcome

@@ -129,7 +129,7 @@ def test_two_calls_in_one_test_yield_distinct_stable_parts(
             rows = [json.loads(l) for l in Path("evidence.jsonl").read_text().splitlines()]
             return claims, rows
 
-        @pytest.mark.openmed_claims(max_unsupported_rate=0.5, classes={"lab": {"max_upper": 1}})
+        @pytest.mark.openmed_claims(max_unsupported_rate=0.5, classes={"medication": {"max_upper": 1}})
         def test_twice(claim_scorer):
             claim_scorer(*load())
             claim_scorer(*load())
@@ -144,6 +144,6 @@ def test_two_calls_in_one_test_yield_distinct_stable_parts(
         ).assert_outcomes(passed=1)
         report = validate_report(claims_project.path / "r.json")
         parts = [gate["part"] for gate in report["gates"]]
-        assert parts == ["call2.class[lab]", "call2.overall", "class[lab]", "overall"]
+        assert parts == ["call2.class[medication]", "call2.overall", "class[medication]", "overall"]
         junit = (claims_project.path / "j.xml").read_text()
         assert 'name="openmed.call2.overall.status"' in junit

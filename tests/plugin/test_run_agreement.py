@@ -40,6 +40,7 @@ max_unsupported_rate = 0.01
 name = "refused"
 claims = "claims.json"
 evidence = "missing.jsonl"
+max_unsupported_rate = 0.5
 
 [[planner]]
 name = "exporter"
