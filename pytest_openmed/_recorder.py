@@ -61,6 +61,8 @@ def item_outcome(report: pytest.TestReport) -> str:
     if report.failed:
         return "failed" if report.when == "call" else "error"
     return "skipped" if report.skipped else "passed"
+
+
 #: Node id of the failed collect report that carries a usage error from an xdist worker.
 USAGE_NODEID = "openmed::usage-error"  # "-": no Python test or class has such a name
 #: ``workeroutput`` key carrying a worker's count of unmatched baseline entries.

@@ -217,6 +217,8 @@ _RULES: dict[str, _Rule] = {
     "disagreement": _decision("decision hold: a quality/utility disagreement without adjudication"),
     "all_abstained": _decision("decision hold: the candidate abstained on every unit"),
 }
+
+
 def locate_input_error(error: BaseException, where: str) -> BaseException:
     """``error`` with ``where`` (which input, which line) put before its fixed message.
 
