@@ -40,6 +40,7 @@ class PackAssessor:
     def __init__(self, item: pytest.Item, min_cell: int) -> None:
         self._item = item
         self._min_cell = min_cell
+        self._calls = 0
 
     def __call__(
         self,
@@ -78,14 +79,16 @@ class PackAssessor:
         from pytest_openmed._items import (
             GateFailed,
             GateInputError,
-            collection_index,
+            input_refused,
             missing_dependency,
             record_gate_result,
-            record_refused_part,
+            record_refusal,
         )
-        from pytest_openmed._recorder import USER_PROPERTY, attach_property, gate_record
+        from pytest_openmed.fixtures import call_prefix
         from pytest_openmed.summary import MISSING_DEPENDENCY
 
+        self._calls += 1
+        prefix = call_prefix(self._calls)
         try:
             from pytest_openmed.multimodal import assess_validation
             from pytest_openmed.multimodal.gate import gate_result
@@ -93,14 +96,13 @@ class PackAssessor:
             dependency = missing_dependency("pack", error)
             if dependency is None:
                 raise
-            order = collection_index(self._item)
-            record = gate_record(
-                "pack", group=self._item.nodeid, order=order, reason=MISSING_DEPENDENCY
-            )
-            attach_property(self._item, USER_PROPERTY, record)
+            record_refusal(self._item, "pack", prefix + "candidate", reason=MISSING_DEPENDENCY)
             return dependency
         names = {c.name for c in getattr(pack, "candidates", ())}
-        part = candidate if type(candidate) is str and candidate in names else "candidate"
+        # The part is the gate's item name, a validated candidate name, never other input.
+        part = prefix + (
+            candidate if type(candidate) is str and candidate in names else "candidate"
+        )
         refusal: GateInputError | None = None
         try:
             assessment = assess_validation(
@@ -113,14 +115,12 @@ class PackAssessor:
             )
         except (ValueError, TypeError) as error:
             # Engine refusals are typed and value-free by contract; built
-            # outside the except block so no frame holding evidence is chained.
-            refusal = GateInputError(
-                f"openmed pack gate input refused: {type(error).__name__}: {error}"
-            )
+            # inside, raised outside, so no frame holding evidence is chained.
+            refusal = input_refused("pack gate", error)
         if refusal is not None:
-            record_refused_part(self._item, "pack", part)
+            record_refusal(self._item, "pack", part)
             return refusal
-        judged = record_gate_result(self._item, gate_result(assessment), part=candidate)
+        judged = record_gate_result(self._item, gate_result(assessment), part=part)
         if not judged.passed:
             return GateFailed(judged.failure_text())
         return assessment
