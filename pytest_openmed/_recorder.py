@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_openmed import __version__
+from pytest_openmed.summary import MISSING_DEPENDENCY
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -385,9 +386,10 @@ class GateRecorder:
                 )
         summary = report["summary"]
         verdicts = dict(summary["statuses"])
-        verdicts["refused"] = sum(
-            1 for entry in self.entries if entry["status"] is None and entry["kind"] != "custom"
-        )
+        unjudged = [e for e in self.entries if e["status"] is None and e["kind"] != "custom"]
+        missing = sum(1 for entry in unjudged if entry["reason"] == MISSING_DEPENDENCY)
+        verdicts["refused"] = len(unjudged) - missing
+        verdicts["missing dependency"] = missing
         terminalreporter.write_line(
             f"openmed: {_plural(len(self.items), 'gate item')}: "
             f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "

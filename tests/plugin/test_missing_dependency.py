@@ -34,7 +34,9 @@ def test_a_missing_extra_is_a_missing_dependency_in_every_channel(
         [
             "openmed pack gate needs pydicom, which is not installed: "
             "pip install 'pytest-openmed[[]imaging[]]'",
-            "ERROR   missing dependency gates.openmed.toml::pack(forms)::config-a",
+            "ERROR   gates.openmed.toml::pack(forms)::config-a: missing dependency",
+            "ERROR   gates.openmed.toml::pack(forms)::config-b: missing dependency",
+            "openmed: 2 gate items: 2 errors; 2 verdicts: 2 missing dependency. *",
         ]
     )
     summary = result.stdout.str().split("openmed gates")[1]

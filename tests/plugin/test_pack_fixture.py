@@ -64,11 +64,9 @@ def test_verdicts_are_recorded_like_the_pack_gate(
 
 
 def test_a_blocked_candidate_fails_the_test_as_a_gate(result: pytest.RunResult) -> None:
-    outcomes = result.parseoutcomes()
-    # The refused test is a failure or an error, depending on how refusals in tests are shown.
-    assert (outcomes["passed"], outcomes["failed"] + outcomes.get("errors", 0)) == (1, 2)
+    result.assert_outcomes(passed=1, failed=1, errors=1)  # refused evidence is an error
     result.stdout.fnmatch_lines(
-        ["*openmed pack gate: blocked (safety): adjudications=0, reviews=2, units=1*"]
+        ["*openmed pack gate: blocked (safety); adjudications=0, reviews=2, units=1*"]
     )
 
 
