@@ -427,38 +427,36 @@ def generated_lines(count: int) -> list[Line]:
 
 
 def _new_artefact_lines(count: int, flagged: Callable[[Any], dict[str, set[str]]]) -> list[Line]:
-    from pytest_openmed.development.sources.ecg import (
-        ARTEFACT_KINDS,
-        Artefact,
-        generate_ecg_quality,
-    )
+    """Disconnected leads and sparse R-top clipping at 40–180 bpm, one lead each."""
+    from pytest_openmed.development.sources.ecg import Artefact, generate_ecg_quality
 
     lines = []
-    leads = STANDARD
-    for kind, severity, label in (
-        ("disconnected", 0.010, "disconnected lead (~10 µV amplifier noise)"),
-        ("clipping_tops", 0.01, "clipping of 1 % of R-wave tops"),
+    for label, make in (
+        (
+            "disconnected lead (10 µV RMS amplifier noise)",
+            lambda lead: Artefact("flatline", lead, 1.0, "disconnected"),
+        ),
+        (
+            "clipping of 1 % of samples at R-wave tops",
+            lambda lead: Artefact("clipping", lead, 0.01),
+        ),
     ):
-        if kind not in ARTEFACT_KINDS:
-            lines.append(
-                Line(
-                    f"generated: {label} flagged on that lead only",
-                    "the generator cannot make it yet",
-                    False,
-                )
-            )
-            continue
         exact = 0
         for seed in range(count):
-            lead = leads[seed % len(leads)]
+            lead = STANDARD[seed % len(STANDARD)]
             source = generate_ecg_quality(
-                2000 + seed, "adverse_acquisition", artefacts=[Artefact(kind, lead, severity)]
+                2000 + seed,
+                "adverse_acquisition",
+                heart_rate_bpm=40.0 + 140.0 * seed / max(1, count - 1),
+                artefacts=[make(lead)],
             )
             expected = {k: set(v) for k, v in source.truth["flagged_leads"].items()}
             exact += bool(expected) and flagged(ecg_quality.run(source.asset)) == expected
         lines.append(
             Line(
-                f"generated: {label} flagged on that lead only", _pct(exact, count), exact == count
+                f"generated, 40-180 bpm: {label} flagged on that lead only",
+                _pct(exact, count),
+                exact == count,
             )
         )
     return lines

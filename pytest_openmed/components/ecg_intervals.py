@@ -368,7 +368,7 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     rr = np.diff(peaks) / fs
     # An interval spanning a dropout of the analysis lead may hide beats: it is
     # listed, but the heart rate is taken over the intervals that span none.
-    flat = ecg_quality.flat_mask(waveform.lead(lead), fs)
+    flat = ecg_quality.dropout_masks(waveform.samples, fs)[waveform.lead_names.index(lead)]
     flat_before = np.concatenate(([0], np.cumsum(flat)))
     seen = flat_before[peaks[1:]] == flat_before[peaks[:-1]]
     if int(seen.sum()) < _MIN_BEATS - 1:
