@@ -74,6 +74,12 @@ ABSTAIN_REASONS = (
 PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 250.0), "qt_ms": (150.0, 700.0)}
 _RATE_RANGE_BPM = (30.0, 240.0)
 _REFRACTORY_S = 0.25
+#: QRS boundaries: where the spatial velocity falls to this share of its QRS peak.
+_QRS_VELOCITY_FRACTION = 0.07
+#: A P wave stands this share of the QRS height above its floor ...
+_P_MIN_OF_QRS = 0.03
+#: ... and each beat's P stretch correlates with the median one at least this much.
+_P_CONSISTENCY = 0.5
 _MIN_BEATS = 3
 _DECIMALS = 1
 
@@ -192,11 +198,16 @@ def _r_peaks(
 
 @dataclass(frozen=True, slots=True)
 class _Template:
-    """Median beats (leads × samples) with the R peak at index ``r``."""
+    """Median beats (leads × samples) with the R peak at index ``r``, and the beats themselves.
+
+    ``each`` holds every aligned beat (leads × beats × samples), for checking
+    that a wave of the median beat is present beat by beat.
+    """
 
     beats: npt.NDArray[np.float64]
     r: int
     fs: float
+    each: npt.NDArray[np.float64]
 
 
 def _template(
@@ -208,8 +219,8 @@ def _template(
     if usable.size < _MIN_BEATS:
         return None
     index = usable[:, None] + np.arange(-pre, post + 1)[None, :]
-    beats = np.median(leads[:, index], axis=1)
-    return _Template(beats=beats, r=pre, fs=fs)
+    each = leads[:, index]
+    return _Template(beats=np.median(each, axis=1), r=pre, fs=fs, each=each)
 
 
 def _boundary(
@@ -267,6 +278,111 @@ def _t_offset(
     return float(peak + h + steepest + int(slow[0]))
 
 
+def _quiet_run(below: npt.NDArray[np.bool_], start: int, stop: int, run: int) -> int | None:
+    """First index from ``start`` towards ``stop`` (exclusive) that begins ``run`` quiet samples.
+
+    "Begins" is in the direction of the search: scanning backwards, the run
+    extends backwards from the index returned.
+    """
+    step = 1 if stop > start else -1
+    for index in range(start, stop, step):
+        end = index + step * (run - 1)
+        if not 0 <= end < below.shape[0]:
+            return None
+        low, high = min(index, end), max(index, end)
+        if below[low : high + 1].all():
+            return index
+    return None
+
+
+def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[float, float] | None:
+    """QRS onset and offset (samples) on the spatial velocity of the median beats.
+
+    The spatial velocity (the sum over leads of |slope|, over 10 ms) is high only
+    in the QRS, whatever the ST level or a lead's baseline offset: the QRS ends,
+    on either side of its fastest point near R, where the velocity has stayed
+    within 7 % of its QRS peak above the recording's quiet level (the template's
+    20th percentile) for 20 ms.  Searched up to 250 ms either side of R.
+    """
+    from scipy import ndimage
+
+    velocity = ndimage.uniform_filter1d(
+        np.abs(np.gradient(beats, axis=1)).sum(axis=0) * fs, size=max(1, round(0.01 * fs))
+    )
+    reach = round(0.06 * fs)
+    low = max(0, r - reach)
+    peak = low + int(np.argmax(velocity[low : r + reach + 1]))
+    floor = float(np.quantile(velocity, 0.2))
+    below = velocity <= floor + _QRS_VELOCITY_FRACTION * (float(velocity[peak]) - floor)
+    run = max(2, round(0.02 * fs))
+    span = round(0.25 * fs)
+    onset = _quiet_run(below, peak - 1, max(-1, r - span), run)
+    offset = _quiet_run(below, peak + 1, min(below.shape[0], r + span), run)
+    if onset is None or offset is None:
+        return None
+    return float(onset), float(offset)
+
+
+def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) -> float | None:
+    """P onset (fractional sample) in ``[start, qrs_on)``, or ``None`` when there is no P wave.
+
+    Each lead's baseline is the straight line from its level at ``start`` (after
+    the previous T wave) to its level at QRS onset, so a PR segment standing
+    apart from the TP segment moves no boundary.  The P wave is the largest
+    deflection from that line ending 20 ms before the QRS; its onset is where it
+    falls to half its height, moved along the tangent there to its floor.  It
+    is a P wave only if it stands 3 % of the QRS height above its floor, stands
+    alone (the stretch before it stays under half its height: flutter waves do
+    not), and is there beat by beat (the median correlation of each beat's P
+    stretch with the median one is at least 0.5: fibrillation waves are not).
+    """
+    fs, beats = template.fs, template.beats
+    width = max(1, round(0.01 * fs))
+    stop = qrs_on - round(0.02 * fs)
+    if stop - start < round(0.04 * fs) or start + width > qrs_on or qrs_on - width < 0:
+        return None
+    before = beats[:, start : start + width].mean(axis=1)
+    after = beats[:, qrs_on - width : qrs_on].mean(axis=1)
+    ramp = np.linspace(0.0, 1.0, qrs_on - start)
+    baseline = before[:, None] + (after - before)[:, None] * ramp[None, :]
+    envelope = np.abs(beats[:, start:qrs_on] - baseline).sum(axis=0)
+    peak = int(np.argmax(envelope[: stop - start]))
+    floor = float(envelope[: peak + 1].min())
+    height = float(envelope[peak]) - floor
+    if height <= 0.0 or height < _P_MIN_OF_QRS * qrs_height:
+        return None
+    crossing = peak - int(np.argmax(envelope[: peak + 1][::-1] <= floor + 0.5 * height))
+    lead_in = crossing - round(0.04 * fs)
+    if lead_in > 0 and float(envelope[:lead_in].max()) - floor >= 0.5 * height:
+        return None  # atrial activity before the P wave too: no single P wave
+    half_width = max(peak - crossing, 1)
+    wave = (start + max(0, crossing - half_width), start + min(stop - start, peak + half_width))
+    if not _present_beat_by_beat(template, *wave):
+        return None
+    h = max(1, round(0.01 * fs))
+    onset = float(crossing)
+    if h <= crossing < envelope.shape[0] - h:
+        slope = float(envelope[crossing + h] - envelope[crossing - h]) / (2 * h)
+        if slope > 0.0:
+            onset -= min((float(envelope[crossing]) - floor) / slope, 0.06 * fs)
+    return start + max(onset, 0.0)
+
+
+def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
+    """Whether the median beat's wave in ``[first, last)`` is seen in the beats themselves."""
+    if last - first < 3:
+        return False
+    median = template.beats[:, first:last]
+    median = median - median.mean(axis=1, keepdims=True)
+    each = template.each[:, :, first:last]
+    each = each - each.mean(axis=2, keepdims=True)
+    norms = np.sqrt((each**2).sum(axis=(0, 2))) * math.sqrt(float((median**2).sum()))
+    if not np.all(norms > 0.0):
+        return False
+    correlation = np.einsum("lbs,ls->b", each, median) / norms
+    return float(np.median(correlation)) >= _P_CONSISTENCY
+
+
 def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
     """PR / QRS / QT candidates (ms) from the spatial envelope of the median beats."""
     fs, r, beats = template.fs, template.r, template.beats
@@ -285,11 +401,10 @@ def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
 
     reach = round(0.04 * fs)
     qrs_peak = max(0, r - reach) + int(np.argmax(envelope[max(0, r - reach) : r + reach + 1]))
-    qrs_limit = round(0.15 * fs)
-    qrs_on = _boundary(envelope, qrs_peak, max(0, r - qrs_limit), 0.03, h)
-    qrs_off = _boundary(envelope, qrs_peak, min(last, r + qrs_limit), 0.03, h)
-    if qrs_on is None or qrs_off is None:
+    bounds = _qrs_bounds(beats, r, fs)
+    if bounds is None:
         return none
+    qrs_on, qrs_off = bounds
     ms = 1000.0 / fs
 
     t_end = None
@@ -299,17 +414,10 @@ def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
         t_peak = t_from + int(np.argmax(envelope[t_from:t_to]))
         t_end = _t_offset(envelope, t_peak, t_to, last, h)
 
-    p_on = None
-    p_to = math.floor(qrs_on) - round(0.02 * fs)
     p_from = max(0, math.floor(qrs_on) - round(0.30 * fs))
     if t_end is not None:
         p_from = max(p_from, round(t_end - rr_s * fs + 0.02 * fs))
-    if p_to - p_from >= round(0.04 * fs):
-        p_peak = p_from + int(np.argmax(envelope[p_from:p_to]))
-        floor = float(envelope[p_from : p_peak + 1].min())
-        # A P wave must stand out: 3 % of the QRS height above its own floor.
-        if envelope[p_peak] - floor >= 0.03 * (envelope[qrs_peak] - floor):
-            p_on = _boundary(envelope, p_peak, p_from, 0.05, h)
+    p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
     return {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
