@@ -56,6 +56,8 @@ __all__ = [
     "ABSTAIN_REASONS",
     "CONFIG_A",
     "CONFIG_B",
+    "MAX_QT_OF_RR",
+    "NULL_REASONS",
     "PLAUSIBLE_MS",
     "IntervalConfig",
     "analyse_waveform",
@@ -71,13 +73,20 @@ ABSTAIN_REASONS = (
     "rate_out_of_range",
 )
 #: Candidates outside these ranges (ms) are reported as ``null``.
-PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 250.0), "qt_ms": (150.0, 700.0)}
+PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 200.0), "qt_ms": (150.0, 700.0)}
+#: QT must end before this share of the typical RR (the next beat's P wave comes after it).
+MAX_QT_OF_RR = 0.9
+#: Why a candidate is ``null`` (closed vocabulary), in ``null_reasons``.
+NULL_REASONS = ("not_found", "out_of_range", "inconsistent_with_rr", "depends_on_qrs")
+_INTERVALS = ("pr_ms", "qrs_ms", "qt_ms")
 _RATE_RANGE_BPM = (30.0, 240.0)
 _REFRACTORY_S = 0.25
 #: QRS boundaries: where the spatial velocity falls to this share of its QRS peak.
 _QRS_VELOCITY_FRACTION = 0.07
 #: A P wave stands this share of the QRS height above its floor ...
 _P_MIN_OF_QRS = 0.03
+#: ... is at most this wide at half its height ...
+_P_MAX_HALF_WIDTH_S = 0.12
 #: ... and each beat's P stretch correlates with the median one at least this much.
 _P_CONSISTENCY = 0.5
 _MIN_BEATS = 3
@@ -160,14 +169,13 @@ def _eligible(quality: ecg_quality.LeadQuality, config: IntervalConfig) -> bool:
 def _r_peaks(
     raw: npt.NDArray[np.float64], clean: npt.NDArray[np.float64], fs: float
 ) -> npt.NDArray[np.int64]:
-    from scipy import ndimage, signal
+    """R peaks: beats found on all delineation leads together, moved to the analysis lead's R.
 
-    band = _bandpass(raw, fs, 5.0, 15.0, 2)
-    energy = ndimage.uniform_filter1d(np.gradient(band) ** 2, size=max(3, round(0.1 * fs)))
-    threshold = 0.3 * float(np.quantile(energy, 0.98))
-    if threshold <= 0.0:
-        return np.zeros(0, dtype=np.int64)
-    peaks, _ = signal.find_peaks(energy, height=threshold, distance=round(_REFRACTORY_S * fs))
+    ``raw`` holds the delineation leads (the analysis lead among them), ``clean``
+    the analysis lead filtered.  A beat small on the analysis lead (an ectopic
+    beat, a lead near the axis' perpendicular) is still found on the others.
+    """
+    peaks = ecg_quality.beat_times(raw, fs)
     if peaks.size == 0:
         return np.zeros(0, dtype=np.int64)
     reach = round(0.08 * fs)
@@ -326,15 +334,17 @@ def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[floa
 def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) -> float | None:
     """P onset (fractional sample) in ``[start, qrs_on)``, or ``None`` when there is no P wave.
 
-    Each lead's baseline is the straight line from its level at ``start`` (after
-    the previous T wave) to its level at QRS onset, so a PR segment standing
-    apart from the TP segment moves no boundary.  The P wave is the largest
-    deflection from that line ending 20 ms before the QRS; its onset is where it
-    falls to half its height, moved along the tangent there to its floor.  It
-    is a P wave only if it stands 3 % of the QRS height above its floor, stands
-    alone (the stretch before it stays under half its height: flutter waves do
-    not), and is there beat by beat (the median correlation of each beat's P
-    stretch with the median one is at least 0.5: fibrillation waves are not).
+        Each lead's baseline is the straight line from its level at ``start`` (after
+        the previous T wave) to its level at QRS onset, so a PR segment standing
+        apart from the TP segment moves no boundary.  The P wave is the largest
+        deflection from that line ending 20 ms before the QRS; its onset is where it
+        falls to half its height, moved along the tangent there to its floor.  It
+        is a P wave only if it stands 3 % of the QRS height above its floor, falls
+        back under half its height before the QRS within 120 ms of rising above it
+    (a wave, not a step or a drift), stands
+        alone (the stretch before it stays under half its height: flutter waves do
+        not), and is there beat by beat (the median correlation of each beat's P
+        stretch with the median one is at least 0.5: fibrillation waves are not).
     """
     fs, beats = template.fs, template.beats
     width = max(1, round(0.01 * fs))
@@ -351,7 +361,12 @@ def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) ->
     height = float(envelope[peak]) - floor
     if height <= 0.0 or height < _P_MIN_OF_QRS * qrs_height:
         return None
-    crossing = peak - int(np.argmax(envelope[: peak + 1][::-1] <= floor + 0.5 * height))
+    if float(envelope[peak:].min()) - floor > 0.5 * height:
+        return None  # no return towards the baseline before the QRS: not a wave
+    half = envelope <= floor + 0.5 * height
+    crossing = peak - int(np.argmax(half[: peak + 1][::-1]))
+    if peak + int(np.argmax(half[peak:])) - crossing > round(_P_MAX_HALF_WIDTH_S * fs):
+        return None  # wider at half height than any P wave: a drift, not a wave
     lead_in = crossing - round(0.04 * fs)
     if lead_in > 0 and float(envelope[:lead_in].max()) - floor >= 0.5 * height:
         return None  # atrial activity before the P wave too: no single P wave
@@ -436,6 +451,9 @@ def _empty(lead: str | None, fs: float) -> dict[str, Any]:
         "rr_ms": [],
         "heart_rate_bpm": None,
         "candidates": {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+        "null_reasons": {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+        "delineation_leads": [],
+        "candidate_leads": {"pr_ms": 0, "qrs_ms": 0, "qt_ms": 0},
     }
 
 
@@ -443,11 +461,39 @@ def _abstain(reason: str, lead: str | None, fs: float) -> ComponentOutput:
     return ComponentOutput(output=_empty(lead, fs), abstained=True, abstain_reason=reason)
 
 
-def _plausible(name: str, value: float | None) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    low, high = PLAUSIBLE_MS[name]
-    return round(value, _DECIMALS) if low <= value <= high else None
+def _checked(
+    found: Mapping[str, float | None], rr_ms: float
+) -> tuple[dict[str, float | None], dict[str, str | None]]:
+    """Null every candidate that is not physiologically possible, saying why.
+
+    A consistency check, never a clamp: a value outside its documented range is
+    ``out_of_range``; a QT reaching 0.9 × the typical RR, or a PR + QT reaching
+    the RR (the P wave would start before the previous T wave ends), is
+    ``inconsistent_with_rr``; PR and QT are both measured from the QRS onset, so
+    when the QRS is not possible they are ``depends_on_qrs``.
+    """
+    values: dict[str, float | None] = {}
+    reasons: dict[str, str | None] = {}
+    for name in _INTERVALS:
+        value = found[name]
+        low, high = PLAUSIBLE_MS[name]
+        if value is None or not math.isfinite(value):
+            values[name], reasons[name] = None, "not_found"
+        elif not low <= value <= high:
+            values[name], reasons[name] = None, "out_of_range"
+        else:
+            values[name], reasons[name] = value, None
+    if values["qrs_ms"] is None:
+        for name in ("pr_ms", "qt_ms"):
+            if values[name] is not None:
+                values[name], reasons[name] = None, "depends_on_qrs"
+    qt, pr = values["qt_ms"], values["pr_ms"]
+    if qt is not None and qt >= MAX_QT_OF_RR * rr_ms:
+        values["qt_ms"], reasons["qt_ms"] = None, "inconsistent_with_rr"
+    elif qt is not None and pr is not None and pr + qt >= rr_ms:
+        values["pr_ms"], reasons["pr_ms"] = None, "inconsistent_with_rr"
+    rounded = {k: (None if v is None else round(v, _DECIMALS)) for k, v in values.items()}
+    return rounded, reasons
 
 
 def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> ComponentOutput:
@@ -470,13 +516,15 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     for position, name in enumerate(used):
         if quality[name].measures["mains_interference"] >= mains_borderline:
             clean[position] = _notch(clean[position], fs)
-    peaks = _r_peaks(waveform.lead(lead), clean[used.index(lead)], fs)
+    # A beat inside a dropout of the analysis lead has no R peak on it: it is not
+    # listed, and an interval spanning a dropout may hide beats: it is listed,
+    # but the heart rate is taken over the intervals that span none.
+    flat = ecg_quality.dropout_masks(waveform.samples, fs)[waveform.lead_names.index(lead)]
+    peaks = _r_peaks(waveform.samples[rows], clean[used.index(lead)], fs)
+    peaks = peaks[~flat[peaks]]
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)
     rr = np.diff(peaks) / fs
-    # An interval spanning a dropout of the analysis lead may hide beats: it is
-    # listed, but the heart rate is taken over the intervals that span none.
-    flat = ecg_quality.dropout_masks(waveform.samples, fs)[waveform.lead_names.index(lead)]
     flat_before = np.concatenate(([0], np.cumsum(flat)))
     seen = flat_before[peaks[1:]] == flat_before[peaks[:-1]]
     if int(seen.sum()) < _MIN_BEATS - 1:
@@ -486,10 +534,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
         return _abstain("rate_out_of_range", lead, fs)
     typical_rr = float(np.median(rr[seen]))
     template = _template(clean, peaks, typical_rr, fs)
-    candidates: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
+    found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     if template is not None:
         found = _delineate(template, typical_rr)
-        candidates = {name: _plausible(name, value) for name, value in found.items()}
+    candidates, reasons = _checked(found, typical_rr * 1000.0)
     output = {
         "analysis_lead": lead,
         "sampling_rate_hz": round(fs, 3),
@@ -497,6 +545,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
         "rr_ms": [round(float(v) * 1000.0, _DECIMALS) for v in rr],
         "heart_rate_bpm": round(rate, _DECIMALS),
         "candidates": candidates,
+        "null_reasons": reasons,
+        "delineation_leads": used,
+        # Every candidate rests on the median beat of all delineation leads.
+        "candidate_leads": {k: (0 if v is None else len(used)) for k, v in candidates.items()},
     }
     return ComponentOutput(output=output)
 
