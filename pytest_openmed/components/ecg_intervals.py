@@ -167,15 +167,14 @@ def _eligible(quality: ecg_quality.LeadQuality, config: IntervalConfig) -> bool:
 
 
 def _r_peaks(
-    raw: npt.NDArray[np.float64], clean: npt.NDArray[np.float64], fs: float
+    peaks: npt.NDArray[np.int64], clean: npt.NDArray[np.float64], fs: float
 ) -> npt.NDArray[np.int64]:
     """R peaks: beats found on all delineation leads together, moved to the analysis lead's R.
 
-    ``raw`` holds the delineation leads (the analysis lead among them), ``clean``
-    the analysis lead filtered.  A beat small on the analysis lead (an ectopic
-    beat, a lead near the axis' perpendicular) is still found on the others.
+    ``peaks`` are :func:`.ecg_quality.beat_times` of the delineation leads,
+    ``clean`` the analysis lead filtered.  A beat small on the analysis lead (an
+    ectopic beat, a lead near the axis' perpendicular) is still found on the others.
     """
-    peaks = ecg_quality.beat_times(raw, fs)
     if peaks.size == 0:
         return np.zeros(0, dtype=np.int64)
     reach = round(0.08 * fs)
@@ -519,8 +518,12 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     # A beat inside a dropout of the analysis lead has no R peak on it: it is not
     # listed, and an interval spanning a dropout may hide beats: it is listed,
     # but the heart rate is taken over the intervals that span none.
-    flat = ecg_quality.dropout_masks(waveform.samples, fs)[waveform.lead_names.index(lead)]
-    peaks = _r_peaks(waveform.samples[rows], clean[used.index(lead)], fs)
+    beats = ecg_quality.beat_times(waveform.samples, fs)
+    flat = ecg_quality.dropout_mask(waveform.samples, waveform.lead_names.index(lead), fs, beats)
+    fused = beats if len(used) == len(waveform.lead_names) else None
+    if fused is None:
+        fused = ecg_quality.beat_times(waveform.samples[rows], fs)
+    peaks = _r_peaks(fused, clean[used.index(lead)], fs)
     peaks = peaks[~flat[peaks]]
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)

@@ -64,7 +64,7 @@ __all__ = [
     "assess_leads",
     "assess_waveform",
     "beat_times",
-    "dropout_masks",
+    "dropout_mask",
     "flat_mask",
     "run",
 ]
@@ -246,16 +246,16 @@ def _dropout(held: npt.NDArray[np.bool_], beats: npt.NDArray[np.int64]) -> npt.N
     return dropout
 
 
-def dropout_masks(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.bool_]:
-    """Per lead, the samples where it shows no beat (the ``flatline`` measure's mask)."""
-    beats = beat_times(samples, fs)
-    clean = _bandpassed(samples, fs)
-    return np.stack(
-        [
-            _lead_dropout(lead, clean[row], beats, flat_mask(lead, fs), fs)
-            for row, lead in enumerate(samples)
-        ]
-    )
+def dropout_mask(
+    samples: npt.NDArray[np.float64], row: int, fs: float, beats: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Where lead ``row`` of ``samples`` shows no beat (the ``flatline`` measure's mask).
+
+    ``beats`` are :func:`beat_times` of the whole recording.
+    """
+    lead = samples[row]
+    clean = _bandpassed(lead, fs)
+    return _lead_dropout(lead, clean, beats, flat_mask(lead, fs), fs)
 
 
 def _lead_dropout(
