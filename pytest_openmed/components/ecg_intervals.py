@@ -9,30 +9,27 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    outside the configuration's ``tolerated_flags`` (and, when
    ``refuse_borderline_lead`` is set, no borderline measure).  The analysis
    lead is the first eligible lead of ``lead_preference``; none → abstain.
-2. **R peaks** on the analysis lead: 5–15 Hz band-pass, squared derivative
-   integrated over 100 ms (a Pan–Tompkins energy), ``scipy.signal.find_peaks``
-   above 30 % of the energy's 98th percentile with a 250 ms refractory
-   distance; each peak is moved to the top of the R wave (the most positive
-   sample within ±80 ms on the 0.5–40 Hz signal; the most negative one on a
-   lead whose QRS is essentially negative).
+2. **R peaks**: beats found on all delineation leads together
+   (:func:`.ecg_quality.beat_times`), each moved to the top of the R wave of
+   the analysis lead (the most positive sample within ±80 ms on the 0.5–40 Hz
+   signal; the most negative one on a lead whose QRS is essentially negative);
+   beats inside a dropout of the analysis lead are not listed.
 3. **RR and heart rate**: RR intervals between consecutive R peaks (ms) and
-   60,000 / mean RR, the mean taken over intervals that span no flat stretch
-   (dropout) of the analysis lead, since such an interval may hide beats.
-4. **Median beat** of every eligible lead (0.5–40 Hz, 50/60 Hz notched where
-   mains was measured), aligned on the R peaks; the spatial envelope is the
-   sum over leads of the absolute deviation from each lead's isoelectric level
-   (the flattest 20 ms before the QRS).
-5. **Boundaries** on the envelope: QRS onset / offset where it falls to 3 % of
-   the QRS peak above the lowest level within 150 ms, P onset where it falls
-   to 5 % of the P peak above the lowest level before it (each crossing then
-   moved to where the local tangent meets that level); T offset where the
-   envelope's descent after its steepest point has slowed to 10 % (a slope
-   criterion, indifferent to TP-level offsets and U waves; the steepest point
-   is sought before the next P wave can begin, the slow-down up to the end of
-   the median beat).  ``pr_ms`` =
-   QRS onset − P onset, ``qrs_ms`` = QRS offset − QRS onset, ``qt_ms`` = T
-   offset − QRS onset.  A wave that cannot be found (e.g. no P wave) gives
-   ``null`` for its candidates; values outside plausible ranges are ``null``.
+   60,000 / mean RR, the mean taken over intervals that span no dropout of the
+   analysis lead, since such an interval may hide beats.
+4. **Median beat** of every delineation lead (0.5–40 Hz, 50/60 Hz notched where
+   mains was measured), aligned on the R peaks.
+5. **Boundaries**: QRS onset / offset on the spatial velocity (sum over leads of
+   |slope|) where it has stayed within 7 % of its QRS peak for 20 ms; P onset
+   against a straight TP-to-PR baseline per lead, at half the P height moved
+   along the tangent, for a P wave that is a wave, stands alone and recurs beat
+   by beat; T offset on the amplitude envelope where its descent after its
+   steepest point slows to 10 %.  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` =
+   QRS offset − QRS onset, ``qt_ms`` = T offset − QRS onset.
+6. **Consistency**: a candidate outside its plausible range, a QT reaching
+   0.9 × RR or a PR + QT reaching RR is ``null`` with its reason in
+   ``null_reasons`` (a check, never a clamp); ``candidate_leads`` says how many
+   leads each candidate rests on.
 
 Every number is a *candidate* for evaluation pipelines, never a measurement
 for care.
