@@ -139,7 +139,7 @@ def _bandpass(
 ) -> npt.NDArray[np.float64]:
     from scipy import signal
 
-    sos = signal.butter(order, (low, high), btype="bandpass", fs=fs, output="sos")
+    sos = ecg_quality.butter_sos(order, (low, high), "bandpass", fs)
     filtered: npt.NDArray[np.float64] = signal.sosfiltfilt(sos, data, axis=-1)
     return filtered
 

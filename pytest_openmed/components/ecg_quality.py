@@ -40,6 +40,7 @@ clinical judgement of the recording.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -64,6 +65,7 @@ __all__ = [
     "assess_leads",
     "assess_waveform",
     "beat_times",
+    "butter_sos",
     "dropout_mask",
     "flat_mask",
     "run",
@@ -178,6 +180,27 @@ def flat_mask(lead: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.bool_]
     return grown
 
 
+def butter_sos(
+    order: int, cutoff: float | tuple[float, float], kind: str, fs: float
+) -> npt.NDArray[np.float64]:
+    """A Butterworth filter's second-order sections, designed once per (order, cutoff, kind, rate).
+
+    Designing the filter costs more than applying it to a 10 s recording.  A
+    fresh copy is returned (scipy's filters want a writable array).
+    """
+    return np.array(_designed(order, cutoff, kind, fs))
+
+
+@functools.lru_cache(maxsize=64)
+def _designed(
+    order: int, cutoff: float | tuple[float, float], kind: str, fs: float
+) -> tuple[tuple[float, ...], ...]:
+    from scipy import signal
+
+    sos = signal.butter(order, cutoff, btype=kind, fs=fs, output="sos")
+    return tuple(tuple(float(v) for v in row) for row in sos)
+
+
 def beat_times(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.int64]:
     """QRS times (samples) found on all leads together, for telling a dropout from a diastole.
 
@@ -188,7 +211,7 @@ def beat_times(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.in
     """
     from scipy import ndimage, signal
 
-    sos = signal.butter(2, (5.0, 15.0), btype="bandpass", fs=fs, output="sos")
+    sos = butter_sos(2, (5.0, 15.0), "bandpass", fs)
     band = signal.sosfiltfilt(sos, samples, axis=-1)
     energy = ndimage.uniform_filter1d(
         np.gradient(band, axis=-1) ** 2, size=max(3, round(0.1 * fs)), axis=-1
@@ -230,6 +253,8 @@ def _silent(
     if len(seen) < 2:
         return False
     qrs = float(np.median([np.ptp(clean[b - half : b + half + 1]) for b in seen]))
+    if qrs >= _BEAT_MIN_MV:
+        return False
     step = np.diff(lead)
     noise = 1.4826 * float(np.median(np.abs(step - np.median(step)))) / math.sqrt(2.0)
     return qrs < _BEAT_MIN_MV and qrs < _BEAT_OVER_NOISE * noise
@@ -274,7 +299,7 @@ def _lead_dropout(
 def _bandpassed(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.float64]:
     from scipy import signal
 
-    sos = signal.butter(2, (0.5, 40.0), btype="bandpass", fs=fs, output="sos")
+    sos = butter_sos(2, (0.5, 40.0), "bandpass", fs)
     filtered: npt.NDArray[np.float64] = signal.sosfiltfilt(sos, samples, axis=-1)
     return filtered
 
@@ -307,7 +332,7 @@ def _decimated(samples: npt.NDArray[np.float64], fs: float) -> tuple[Any, int, f
     from scipy import signal
 
     step = max(1, int(fs // 50.0))
-    sos = signal.butter(4, 20.0, btype="lowpass", fs=fs, output="sos")
+    sos = butter_sos(4, 20.0, "lowpass", fs)
     return signal.sosfiltfilt(sos, samples, axis=-1)[:, ::step], step, fs / step
 
 
@@ -350,7 +375,7 @@ def _spectra(
     kept = float(keep.mean())
     if kept < 0.25:  # beats everywhere (or noise read as beats): nothing to gate
         keep[:], kept = True, 1.0
-    sos = signal.butter(4, min(_NOISE_HIGHPASS_HZ, 0.4 * fs), btype="highpass", fs=fs, output="sos")
+    sos = butter_sos(4, min(_NOISE_HIGHPASS_HZ, 0.4 * fs), "highpass", fs)
     gated = signal.sosfiltfilt(sos, samples, axis=-1) * keep
     _, median_psd = signal.welch(gated, fs=fs, nperseg=segment, average="median", axis=-1)
     return freqs, mean_psd, median_psd / kept
