@@ -31,13 +31,16 @@ __all__ = [
     "MARKER_PROPERTY",
     "REPORT_SCHEMA_VERSION",
     "STATUSES",
+    "USAGE_NODEID",
     "USER_PROPERTY",
     "GateRecorder",
+    "attach_property",
+    "drop_foreign_properties",
     "gate_record",
 ]
 
 #: Version of the JSON report's shape; independent of the package version.
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
@@ -47,6 +50,63 @@ MARKER_PROPERTY = "openmed_gate_kind"
 JUNIT_PREFIX = "openmed."
 #: Every gate status, in report order (``GateStatus`` values; kept here so loading stays cheap).
 STATUSES = ("passed", "threshold", "critical", "blocked", "hold")
+#: pytest's outcome categories of an item, in the order pytest's final line names them.
+ITEM_OUTCOMES = ("failed", "passed", "skipped", "xfailed", "xpassed", "error")
+
+
+def item_outcome(report: pytest.TestReport) -> str:
+    """The category pytest counts ``report`` under (its final line, junit, ``-r``)."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    if report.failed:
+        return "failed" if report.when == "call" else "error"
+    return "skipped" if report.skipped else "passed"
+
+
+#: Node id of the failed collect report that carries a usage error from an xdist worker.
+USAGE_NODEID = "openmed::usage-error"  # "-": no Python test or class has such a name
+#: ``workeroutput`` key carrying a worker's count of unmatched baseline entries.
+BASELINE_OUTPUT = "openmed_baseline_unmatched"
+#: Why a test that set a reserved user property itself fails.
+RESERVED_PROPERTY_TEXT = (
+    f"openmed: the user properties {USER_PROPERTY} and {MARKER_PROPERTY} are reserved for "
+    "the plugin's own gate verdicts; record your data under another name "
+    "(OPENMED-RESERVED-PROPERTY)"
+)
+#: Why no report was written after a ``pytest_openmed_report`` implementation broke it.
+REPORT_HOOK_TEXT = (
+    "openmed: a pytest_openmed_report hook implementation left the gate report invalid "
+    "(non-JSON data, or changes outside 'extensions' that break its schema); "
+    "no report was written (OPENMED-REPORT-HOOK)"
+)
+
+_own_properties_key = pytest.StashKey[set[int]]()
+_RESERVED = (USER_PROPERTY, MARKER_PROPERTY)
+
+
+def attach_property(item: pytest.Item, name: str, value: str) -> None:
+    """Add one of the plugin's own user properties to ``item``, remembered as the plugin's."""
+    item.user_properties.append((name, value))
+    item.stash.setdefault(_own_properties_key, set()).add(id(value))
+
+
+def drop_foreign_properties(item: pytest.Item, report: pytest.TestReport) -> bool:
+    """Remove reserved user properties the plugin did not attach; ``True`` if any were.
+
+    Runs where the test ran, before the report is serialised for xdist: a
+    ``record_property("openmed_gate", <anything>)`` never reaches the
+    controller, the JSON report or junit, and cannot crash a worker.
+    """
+    own = item.stash.get(_own_properties_key, set())
+
+    def foreign(entry: tuple[str, object]) -> bool:
+        return entry[0] in _RESERVED and id(entry[1]) not in own
+
+    if not any(foreign(entry) for entry in report.user_properties):
+        return False
+    item.user_properties[:] = [entry for entry in item.user_properties if not foreign(entry)]
+    report.user_properties = [entry for entry in report.user_properties if not foreign(entry)]
+    return True
 
 
 def gate_record(
@@ -83,6 +143,10 @@ def gate_record(
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:
     """Collection order, then node id and part: the same whichever worker ran them."""
     return entry["order"], entry["nodeid"], entry["part"] or ""
@@ -95,8 +159,28 @@ class GateRecorder:
         self.config = config
         self.options = options
         self.entries: list[dict[str, Any]] = []
+        self.items: dict[str, str] = {}
         self.applied_waivers: set[str] = set()
         self.write_failed = False
+        self.deselected = 0
+        self._session: pytest.Session | None = None
+        self.hook_failed = False
+        self.usage_error = False
+        #: Usable baseline entries naming no collected gate (``None``: not counted here).
+        self.baseline_unmatched: int | None = None
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A usage error found by an xdist worker during collection (see ``plugin``)."""
+        if report.nodeid == USAGE_NODEID and report.failed:
+            self.usage_error = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """An xdist worker's baseline count (it collected; the controller did not)."""
+        output = getattr(node, "workeroutput", None) or {}
+        unmatched = output.get(BASELINE_OUTPUT)
+        if type(unmatched) is int:
+            self.baseline_unmatched = unmatched
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
@@ -109,13 +193,18 @@ class GateRecorder:
         if not raw_records and kinds:
             # No engine verdict: listed after the gates, by node id.
             raw_records = [gate_record(str(kinds[0]), group=report.nodeid, order=1 << 62)]
+        if raw_records:
+            self.items[report.nodeid] = item_outcome(report)
         for raw in raw_records:
             entry = json.loads(str(raw))
             entry["nodeid"] = report.nodeid
             entry["outcome"] = outcome
             self.entries.append(entry)
 
-    def build_report(self) -> dict[str, Any]:
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
+
+    def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
         gates = sorted(self.entries, key=_entry_order)
         outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
@@ -124,11 +213,20 @@ class GateRecorder:
             outcomes[entry["outcome"]] += 1
             if entry["status"] is not None:
                 statuses[entry["status"]] += 1
+        items = dict.fromkeys(ITEM_OUTCOMES, 0)
+        for category in self.items.values():
+            items[category] += 1
         return {
             "schema_version": REPORT_SCHEMA_VERSION,
             "generator": {"name": "pytest-openmed", "version": __version__},
             "non_diagnostic": True,
-            "summary": {"gates": len(gates), "outcomes": outcomes, "statuses": statuses},
+            "run": self._run_metadata(exitstatus),
+            "summary": {
+                "gates": len(gates),
+                "outcomes": outcomes,
+                "statuses": statuses,
+                "items": items,
+            },
             "gates": [{key: entry[key] for key in _ENTRY_KEYS} for entry in gates],
             "waivers": [
                 waiver.to_dict(applied=waiver.gate in self.applied_waivers)
@@ -137,20 +235,52 @@ class GateRecorder:
             "extensions": {},
         }
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def _run_metadata(self, exitstatus: int | None) -> dict[str, Any]:
+        """How the run went and what it ran with: enough to tell a partial run from a full one.
+
+        Booleans and counts only: a ``-k`` expression may name tests.
+        """
+        option = self.config.option
+        session = self._session
+        keyword = bool(getattr(option, "keyword", ""))
+        markexpr = bool(getattr(option, "markexpr", ""))
+        last_failed = bool(getattr(option, "lf", False))
+        stopped = bool(session is not None and (session.shouldstop or session.shouldfail))
+        partial = keyword or markexpr or last_failed or stopped or self.deselected > 0
+        return {
+            "exit_status": None if exitstatus is None else int(exitstatus),
+            "partial_selection": partial,
+            "keyword_selection": keyword,
+            "marker_selection": markexpr,
+            "last_failed": last_failed,
+            "deselected": self.deselected,
+            "stopped_early": stopped,
+            "seed": self.options.seed,
+            "resamples": self.options.resamples,
+        }
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput"):
+            if self.baseline_unmatched is not None:
+                self.config.workeroutput[BASELINE_OUTPUT] = self.baseline_unmatched  # type: ignore[attr-defined]
             return
+        if self.usage_error:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
         if options.report_path is None and options.markdown_path is None:
             if not step_summary or not self.entries:
                 return
-        report = self.build_report()
+        report = self.build_report(session.exitstatus)
         if options.report_path is not None:
-            self.config.hook.pytest_openmed_report(config=self.config, report=report)
-            self._write(
-                session, options.report_path, json.dumps(report, indent=2, sort_keys=True) + "\n"
-            )
+            text = self._amended(report)
+            if text is None:
+                self.hook_failed = True
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            else:
+                self._write(session, options.report_path, text)
         from pytest_openmed.summary import render_markdown
 
         markdown = render_markdown(report)
@@ -163,6 +293,28 @@ class GateRecorder:
             except OSError:
                 self.write_failed = True
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def _amended(self, report: dict[str, Any]) -> str | None:
+        """The report text after ``pytest_openmed_report`` ran; ``None`` if it broke the report.
+
+        Implementations may add JSON data under ``extensions``; the result must
+        serialise as strict JSON and still validate against the shipped schema.
+        """
+        self.config.hook.pytest_openmed_report(config=self.config, report=report)
+        try:
+            text = json.dumps(report, indent=2, sort_keys=True, allow_nan=False) + "\n"
+        except (TypeError, ValueError, RecursionError):
+            return None
+        import jsonschema
+
+        from pytest_openmed.schemas import load_schema
+
+        try:
+            validator = jsonschema.Draft202012Validator(load_schema("gate-report"))
+            valid = validator.is_valid(json.loads(text))
+        except RecursionError:
+            valid = False
+        return text if valid else None
 
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
         from pytest_openmed._canonical import atomic_write_text
@@ -179,6 +331,16 @@ class GateRecorder:
         except Exception:  # a summary must never turn a verdict into a traceback
             terminalreporter.write_line("openmed: gate summary unavailable")
 
+    def _baseline_line(self, terminalreporter: TerminalReporter) -> None:
+        baseline = self.options.baseline
+        if baseline is None or (not self.baseline_unmatched and not baseline.malformed):
+            return
+        terminalreporter.write_line(
+            f"openmed: baseline: {self.baseline_unmatched or 0} of {len(baseline.intervals)} "
+            f"entries match no collected gate; {baseline.malformed} malformed entries ignored",
+            yellow=True,
+        )
+
     def _summary(self, terminalreporter: TerminalReporter) -> None:
         if hasattr(self.config, "workerinput"):
             return
@@ -187,9 +349,12 @@ class GateRecorder:
                 "openmed: could not write a requested gate output file (OPENMED-REPORT-WRITE)",
                 red=True,
             )
+        if self.hook_failed:
+            terminalreporter.write_line(REPORT_HOOK_TEXT, red=True)
+        self._baseline_line(terminalreporter)
         if not self.entries:
             return
-        from pytest_openmed.summary import terminal_lines
+        from pytest_openmed.summary import outcome_counts, terminal_lines
 
         report = self.build_report()
         terminalreporter.section("openmed gates")
@@ -199,7 +364,7 @@ class GateRecorder:
                 "reaches the documented outcome (docs/controls.md); simulated reviews are "
                 "labelled development_simulation."
             )
-        for line, colour in terminal_lines(sorted(self.entries, key=_entry_order)):
+        for line, colour in terminal_lines(sorted(self.entries, key=_entry_order), self.items):
             terminalreporter.write_line(line, **{colour: True})
         for waiver in report["waivers"]:
             if waiver["applied"]:
@@ -208,9 +373,20 @@ class GateRecorder:
                     f"(ref {waiver['reference']})",
                     yellow=True,
                 )
-        counts = report["summary"]["outcomes"]
-        shown = ", ".join(f"{count} {name}" for name, count in sorted(counts.items()) if count)
+            else:
+                terminalreporter.write_line(
+                    f"UNUSED  waiver for {waiver['gate']} (ref {waiver['reference']}): "
+                    "the gate did not fail in this run; remove the waiver once it is stale",
+                    yellow=True,
+                )
+        summary = report["summary"]
+        verdicts = dict(summary["statuses"])
+        verdicts["refused"] = sum(
+            1 for entry in self.entries if entry["status"] is None and entry["kind"] != "custom"
+        )
         terminalreporter.write_line(
-            f"openmed: {report['summary']['gates']} gate verdicts: {shown}. "
-            "Non-diagnostic evaluation evidence."
+            f"openmed: {_plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
+            + ". Non-diagnostic evaluation evidence."
         )

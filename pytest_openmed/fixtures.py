@@ -9,14 +9,15 @@ reach the report, the summary and downstream hooks exactly like gate items.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-from pytest_openmed._run import parse_resamples, parse_seed, run_options_key
+from pytest_openmed._run import run_options_key
 
 if TYPE_CHECKING:
+    from pytest_openmed._items import GateInputError
     from pytest_openmed.claims import UnsupportedClaimsReport
     from pytest_openmed.gatefile import GateSettings
     from pytest_openmed.multimodal import ReviewerQualification, ValidationPack, ValidationTask
@@ -31,8 +32,7 @@ __all__ = [
     "simulated_reviewers",
 ]
 
-_CLAIMS_MARKER_KEYS = {"max_unsupported_rate", "max_upper", "classes", "seed", "resamples"}
-_THRESHOLD_KEYS = {"max_unsupported_rate", "max_upper"}
+T = TypeVar("T")
 
 
 class ClaimScorer:
@@ -42,90 +42,77 @@ class ClaimScorer:
     """
 
     def __init__(self, item: pytest.Item, settings: GateSettings) -> None:
+        from pytest_openmed._markers import MarkerError, claims_marker
+
         self._item = item
-        marker = item.get_closest_marker("openmed_claims")
-        kwargs: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
-        if marker is not None and marker.args:
-            raise pytest.UsageError("openmed_claims takes keyword arguments only")
-        if set(kwargs) - _CLAIMS_MARKER_KEYS:
-            raise pytest.UsageError(
-                "openmed_claims accepts " + ", ".join(sorted(_CLAIMS_MARKER_KEYS))
-            )
-        self._seed = _marker_int(kwargs.get("seed"), parse_seed, settings.seed)
-        self._resamples = _marker_int(kwargs.get("resamples"), parse_resamples, settings.resamples)
-        self._thresholds = {
-            key: _marker_rate(kwargs.get(key), key) for key in sorted(_THRESHOLD_KEYS)
-        }
-        self._classes = _marker_classes(kwargs.get("classes"))
+        try:
+            marker = claims_marker(item.get_closest_marker("openmed_claims"))
+        except MarkerError as error:
+            pytest.fail(str(error), pytrace=False)
+        self._seed = settings.seed if marker.seed is None else marker.seed
+        self._resamples = settings.resamples if marker.resamples is None else marker.resamples
+        self._thresholds = dict(marker.thresholds)
+        self._classes = marker.classes
+        self._calls = 0
 
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05
     ) -> UnsupportedClaimsReport:
-        from pytest_openmed._items import GateFailed, record_gate_result
+        __tracebackhide__ = True
+        self._calls += 1
+        outcome = self._judge(claims, evidence, alpha)
+        # The input never stays in a frame pytest may print (--showlocals, --fulltrace).
+        del claims, evidence
+        if isinstance(outcome, BaseException):
+            raise outcome from None
+        return outcome
+
+    def _judge(
+        self, claims: Any, evidence: Any, alpha: float
+    ) -> UnsupportedClaimsReport | BaseException:
+        """The report, or the exception to raise (built here, raised by the caller)."""
+        from pytest_openmed._items import (
+            GateFailed,
+            input_refused,
+            record_gate_result,
+            record_refusal,
+            record_refused_part,
+        )
         from pytest_openmed.claims import score_summary_claims
         from pytest_openmed.claims.gate import evaluate_thresholds
+        from pytest_openmed.gates import GateItemRefused
 
-        report = score_summary_claims(
-            claims, evidence, n_resamples=self._resamples, seed=self._seed, alpha=alpha
-        )
+        prefix = call_prefix(self._calls)
+        refusal: GateInputError | None
+        try:
+            report = score_summary_claims(
+                claims, evidence, n_resamples=self._resamples, seed=self._seed, alpha=alpha
+            )
+        except (ValueError, TypeError) as error:
+            refusal = input_refused("claims gate", error)
+        else:
+            refusal = None
+        if refusal is not None:
+            record_refusal(self._item, "claims", prefix.rstrip(".") or None)
+            return refusal
         verdicts = evaluate_thresholds(report, **self._thresholds, classes=self._classes)
         failures = []
         for part, verdict in verdicts.items():
-            judged = record_gate_result(self._item, verdict, part=part)
+            if isinstance(verdict, GateItemRefused):
+                record_refused_part(self._item, "claims", prefix + part)
+                failures.append(
+                    f"{prefix}{part}: openmed claims gate input refused: {verdict.describe()}"
+                )
+                continue
+            judged = record_gate_result(self._item, verdict, part=prefix + part)
             if not judged.passed:
-                failures.append(f"{part}: {judged.failure_text()}")
+                failures.append(f"{prefix}{part}: {judged.failure_text()}")
         if failures:
-            raise GateFailed("\n".join(failures))
+            return GateFailed("\n".join(failures))
         return report
 
     def __repr__(self) -> str:
         return f"ClaimScorer(seed={self._seed}, resamples={self._resamples})"
-
-
-def _marker_int(value: object, parse: Callable[[str], int], default: int) -> int:
-    if value is None:
-        return default
-    if type(value) is not int:
-        raise pytest.UsageError("openmed_claims seed and resamples must be integers")
-    try:
-        return parse(str(value))
-    except ValueError as error:
-        raise pytest.UsageError(f"openmed_claims: {error}") from None
-
-
-def _marker_rate(value: object, key: str) -> float | None:
-    if value is None:
-        return None
-    if type(value) not in (int, float) or not 0.0 <= float(value) <= 1.0:  # type: ignore[arg-type]
-        raise pytest.UsageError(f"openmed_claims {key} must be a number from 0 to 1")
-    return float(value)  # type: ignore[arg-type]
-
-
-def _marker_classes(value: object) -> dict[str, dict[str, float]]:
-    from pytest_openmed.gatefile import CLAIM_CLASS_PATTERN
-
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise pytest.UsageError("openmed_claims classes must map a class to its thresholds")
-    classes: dict[str, dict[str, float]] = {}
-    for label, thresholds in value.items():
-        if type(label) is not str or not CLAIM_CLASS_PATTERN.fullmatch(label):
-            raise pytest.UsageError("openmed_claims classes keys must be normalised claim classes")
-        if (
-            not isinstance(thresholds, Mapping)
-            or not thresholds
-            or set(thresholds) - _THRESHOLD_KEYS
-        ):
-            raise pytest.UsageError(
-                "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
-            )
-        classes[label] = {
-            key: rate
-            for key in sorted(thresholds)
-            if (rate := _marker_rate(thresholds[key], key)) is not None
-        }
-    return classes
 
 
 @pytest.fixture
@@ -144,18 +131,49 @@ def qualify_planner(
     a known-bad planner is refused is as legitimate as requiring qualification.
     """
     item = request.node
+    calls = [0]
 
     def qualify(planner: Any) -> PlannerQualificationReport:
-        from pytest_openmed._items import record_gate_result
-        from pytest_openmed.planner import qualify_planner as run_harness
-        from pytest_openmed.planner.gate import evaluate_report
-
-        report = run_harness(planner)
-        for part, verdict in evaluate_report(report).items():
-            record_gate_result(item, verdict, part=part)
-        return report
+        __tracebackhide__ = True
+        calls[0] += 1
+        outcome = _qualified(item, planner, call_prefix(calls[0]))
+        del planner
+        if isinstance(outcome, BaseException):
+            raise outcome from None
+        return outcome
 
     return qualify
+
+
+def _qualified(
+    item: pytest.Item, planner: Any, prefix: str
+) -> PlannerQualificationReport | BaseException:
+    from pytest_openmed._items import input_refused, record_gate_result, record_refusal
+    from pytest_openmed.planner import qualify_planner as run_harness
+    from pytest_openmed.planner.gate import evaluate_report
+
+    refusal: GateInputError | None
+    try:
+        report = run_harness(planner)
+    except (ValueError, TypeError) as error:
+        refusal = input_refused("planner gate", error)
+    else:
+        refusal = None
+    if refusal is not None:
+        record_refusal(item, "planner", prefix.rstrip(".") or None)
+        return refusal
+    for part, verdict in evaluate_report(report).items():
+        record_gate_result(item, verdict, part=prefix + part)
+    return report
+
+
+def call_prefix(call: int) -> str:
+    """Part prefix of the ``call``-th use of a gate fixture in one test.
+
+    The first call's parts are plain (``overall``); later calls get
+    ``call2.``, ``call3.``… so every verdict of a test has its own, stable part.
+    """
+    return "" if call == 1 else f"call{call}."
 
 
 @pytest.fixture
@@ -169,9 +187,13 @@ def evaluator_key(request: pytest.FixtureRequest) -> bytes:
             pytrace=False,
         )
     value = os.environ.get(name, "")
+    if not value:
+        from pytest_openmed.multimodal.gate import UnsetEvaluatorKey
+
+        pytest.fail(str(UnsetEvaluatorKey(name)), pytrace=False)
     if len(value.encode("utf-8")) < 32:
         pytest.fail(
-            "the evaluator key variable is unset or shorter than 32 bytes; "
+            "the evaluator key variable holds fewer than 32 bytes; "
             "generate one with: python -c 'import secrets; print(secrets.token_hex(32))'",
             pytrace=False,
         )
@@ -190,13 +212,17 @@ def development_pack(request: pytest.FixtureRequest) -> Callable[[Any], Validati
     cache = request.config.stash.setdefault(_packs_key, {})
 
     def build(task: ValidationTask | str) -> ValidationPack:
+        __tracebackhide__ = True
         from pytest_openmed.development.packs import as_task
         from pytest_openmed.development.packs import development_pack as fresh_pack
 
-        name = as_task(task).value
-        if name not in cache:
-            cache[name] = fresh_pack(name)
-        return cache[name]
+        name = _refused_as_error("development_pack", as_task, task)
+        del task
+        if isinstance(name, BaseException):
+            raise name from None
+        if name.value not in cache:
+            cache[name.value] = fresh_pack(name.value)
+        return cache[name.value]
 
     return build
 
@@ -210,10 +236,30 @@ def simulated_reviewers() -> Callable[..., tuple[ReviewerQualification, ...]]:
     """
 
     def make(task: ValidationTask | str, count: int = 2) -> tuple[ReviewerQualification, ...]:
-        from pytest_openmed.development.review import simulated_reviewer
-
-        if type(count) is not int or not 1 <= count <= 9:
-            raise ValueError("count must be a whole number from 1 to 9")
-        return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
+        __tracebackhide__ = True
+        reviewers = _refused_as_error("simulated_reviewers", _reviewers, task, count)
+        del task, count
+        if isinstance(reviewers, BaseException):
+            raise reviewers from None
+        return reviewers
 
     return make
+
+
+def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualification, ...]:
+    from pytest_openmed.development.review import simulated_reviewer
+
+    if type(count) is not int or not 1 <= count <= 9:
+        raise ValueError("count must be a whole number from 1 to 9")
+    return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
+
+
+def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
+    """``action(*args)``, or the fixture refusal to raise for its typed input error."""
+    from pytest_openmed._items import input_refused
+
+    try:
+        return action(*args)
+    except (ValueError, TypeError) as error:
+        refusal = input_refused(f"{what} fixture", error)
+    return refusal

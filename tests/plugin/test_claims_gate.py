@@ -24,12 +24,14 @@ def test_items_pass_and_fail_as_thresholds_dictate(claims_project: pytest.Pytest
             f"{esc(ITEMS[0])} PASSED*",
             f"{esc(ITEMS[1])} PASSED*",
             f"{esc(ITEMS[2])} FAILED*",
-            "openmed claims gate: threshold (unsupported_rate): *claim_count=10*unsupported_count=2*",
+            "unsupported_rate 0.2000 > max 0.10; openmed claims gate: threshold (unsupported_rate); "
+            "*claim_count=10*unsupported_count=2*",
             "*= openmed gates =*",
-            "PASSED  passed    *" + esc("claims(notes)::overall"),
-            "FAILED  threshold *"
+            "PASSED  *" + esc("claims(notes)::overall") + ": passed",
+            "FAILED  *"
             + esc("claims(notes)::class[medication]")
-            + " (unsupported_rate)*",
+            + ": threshold: unsupported_rate 0.2000 > max 0.10; claim_count=10*",
+            "openmed: 3 gate items: 1 failed, 2 passed; 3 verdicts: 2 passed, 1 threshold. *",
         ]
     )
     report = validate_report(claims_project.path / "report.json")
@@ -52,7 +54,9 @@ def test_upper_bound_threshold(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["openmed claims gate: threshold (interval_upper)*"])
+    result.stdout.fnmatch_lines(
+        ["upper 0.2500 > max_upper 0.05; openmed claims gate: threshold (interval_upper)*"]
+    )
 
 
 def test_keyword_selection_and_last_failed(claims_project: pytest.Pytester) -> None:
@@ -74,7 +78,7 @@ def test_xdist_report_equals_the_serial_report(claims_project: pytest.Pytester) 
         claims_project.path / "parallel.json"
     )
     parallel.stdout.fnmatch_lines(
-        ["*= openmed gates =*", "FAILED  threshold *" + esc("class[medication]") + "*"]
+        ["*= openmed gates =*", "FAILED  *" + esc("class[medication]") + ": threshold: *"]
     )
 
 
@@ -163,11 +167,19 @@ def test_hooks_see_every_verdict_and_may_amend_the_report(claims_project: pytest
     ]
 
 
-def test_report_write_failure_is_reported_without_the_path(claims_project: pytest.Pytester) -> None:
-    result = claims_project.runpytest("--openmed-report", "missing-dir/r.json")
-    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
-    result.stdout.fnmatch_lines(["*OPENMED-REPORT-WRITE*"])
-    assert "missing-dir" not in result.stdout.str().replace("--openmed-report", "")
+@pytest.mark.parametrize("option", ["--openmed-report", "--openmed-markdown"])
+def test_an_unwritable_output_path_is_a_usage_error_before_any_gate_runs(
+    claims_project: pytest.Pytester, option: str
+) -> None:
+    result = claims_project.runpytest_subprocess(option, "missing-dir/r.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*openmed: {option} names a file that cannot be written*"])
+    assert "missing-dir" not in result.stdout.str() + result.stderr.str()
+    assert "collected" not in result.stdout.str()  # found at configure time
+    claims_project.makeini("[pytest]\nopenmed_report = .\n")  # a directory, from the ini
+    result = claims_project.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*openmed: ini openmed_report names a file that cannot be*"])
 
 
 def test_claim_scorer_enforces_the_marker(claims_project: pytest.Pytester) -> None:
@@ -201,7 +213,13 @@ def test_claim_scorer_enforces_the_marker(claims_project: pytest.Pytester) -> No
     )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
-        [esc("class[medication]") + ": openmed claims gate: threshold (unsupported_rate)*"]
+        [
+            esc("class[medication]")
+            + ": unsupported_rate 0.2000 > max 0.10; openmed claims gate: threshold*",
+            "FAILED  *::test_over_threshold",
+            "          " + esc("class[medication]") + ": threshold: unsupported_rate *",
+            "          overall: passed",
+        ]
     )
     assert "Traceback" not in result.stdout.str()
     assert CANARY not in result.stdout.str()
