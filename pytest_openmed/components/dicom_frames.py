@@ -55,18 +55,14 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float
 from pytest_openmed.components._base import (
+    MAX_DECODED_PIXELS,
     ComponentOutput,
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
     parse_boundary,
 )
-from pytest_openmed.components._dicom import (
-    EXPLICIT_VR_LITTLE_ENDIAN,
-    IMPLICIT_VR_LITTLE_ENDIAN,
-    quiet_pydicom,
-    read_native_dicom,
-)
+from pytest_openmed.components._dicom import quiet_pydicom, read_native_dicom
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -90,9 +86,9 @@ ABSTAIN_REASONS = ("near_threshold_content",)
 MAX_FRAMES = 4096
 MIN_SIDE = 8
 MAX_SIDE = 4096
-MAX_PIXELS = 4 * 1024 * 1024  # frames × rows × columns
+#: frames × rows × columns: the shared decoded-pixel budget, checked by the reader.
+MAX_PIXELS = MAX_DECODED_PIXELS
 
-_LITTLE_ENDIAN_SYNTAXES = frozenset({IMPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_LITTLE_ENDIAN})
 _UNREADABLE = "asset is not a readable native DICOM image"
 _NOISE_FLOOR = 0.5
 _DECIMALS = 6
@@ -172,8 +168,7 @@ def _decode(asset: bytes) -> NDArray[np.float64]:
     with quiet_pydicom():
         dataset = read_native_dicom(
             asset,
-            accepted=_LITTLE_ENDIAN_SYNTAXES,
-            unsupported="only native little-endian DICOM transfer syntaxes are read",
+            unsupported="only native (uncompressed) DICOM transfer syntaxes are read",
             corrupt=_UNREADABLE,
         )
         with parse_boundary(_UNREADABLE):
@@ -194,7 +189,6 @@ def _decode(asset: bytes) -> NDArray[np.float64]:
                 1 <= frames <= MAX_FRAMES
                 and MIN_SIDE <= rows <= MAX_SIDE
                 and MIN_SIDE <= cols <= MAX_SIDE
-                and frames * rows * cols <= MAX_PIXELS
             ):
                 raise UnsupportedAsset("DICOM frame count or size is outside the supported limits")
             if len(dataset.PixelData) < frames * rows * cols * (bits // 8):

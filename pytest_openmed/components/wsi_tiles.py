@@ -47,11 +47,13 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float, sha256_digest
 from pytest_openmed.components._base import (
+    MAX_DECODED_PIXELS,
     ComponentOutput,
     CorruptAsset,
     LibraryLogSilencer,
     UnsupportedAsset,
     check_asset,
+    check_decoded_pixels,
     parse_boundary,
 )
 
@@ -84,7 +86,6 @@ MAX_LEVELS = 16
 MAX_SIDE = 65536
 MAX_LEVEL_PIXELS = 1 << 28  # declared pixels of any one level
 MAX_TILE_SIDE = 2048
-MAX_DECODED_PIXELS = 1 << 25  # pixels decoded in one run (tiles, padding included)
 MAX_PLAN_TILES = 65536
 MASK_MAX_SIDE = 1024
 
@@ -197,9 +198,8 @@ class _Level:
         if cached is not None:
             return cached
         size = self.tile_h * self.tile_w * 3
-        self._budget[0] -= self.tile_h * self.tile_w
-        if self._budget[0] < 0:
-            raise UnsupportedAsset("slide exceeds the decoded-pixel budget")
+        self._budget[0] += self.tile_h * self.tile_w
+        check_decoded_pixels(self._budget[0])
         offset, count = self.offsets[index], self.counts[index]
         if offset < 0 or count <= 0 or offset + count > len(self._asset):
             raise CorruptAsset("slide tile lies outside the file")
@@ -250,7 +250,7 @@ def _open(asset: bytes) -> list[_Level]:
     """The pyramid, level 0 first, each level with its integer downsample."""
     import tifffile
 
-    budget = [MAX_DECODED_PIXELS]
+    budget = [0]  # pixels decoded so far, checked against the budget before each tile
     with (
         _TIFFFILE_LOGS,
         parse_boundary("asset is not a readable TIFF"),
@@ -290,6 +290,8 @@ def _open(asset: bytes) -> list[_Level]:
         level.downsample = factor
     if any(a.downsample >= b.downsample for a, b in itertools.pairwise(levels)):
         raise UnsupportedAsset("pyramid levels are not ordered by resolution")
+    coarsest = levels[-1]  # decoded whole for the tissue mask: refused from its header
+    check_decoded_pixels(coarsest.across * coarsest.down * coarsest.tile_h * coarsest.tile_w)
     return levels
 
 
