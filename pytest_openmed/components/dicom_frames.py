@@ -248,19 +248,29 @@ class _Grid:
         centres_y = (np.arange(self.grid_rows, dtype=np.float64) + 0.5) * self.block - 0.5
         centres_x = (np.arange(self.grid_cols, dtype=np.float64) + 0.5) * self.block - 0.5
         self.cells = self._design(centres_y, centres_x, rows, cols)
-        self.pixels = self._design(
-            np.arange(rows, dtype=np.float64), np.arange(cols, dtype=np.float64), rows, cols
-        )
+        # Per-pixel coordinates stay separable: a rows·cols × 6 design matrix
+        # would hold 48 bytes per pixel.
+        self.row_v = self._normalised(np.arange(rows, dtype=np.float64), rows)[:, None]
+        self.col_u = self._normalised(np.arange(cols, dtype=np.float64), cols)[None, :]
 
     @staticmethod
-    def _design(ys: FloatArray, xs: FloatArray, rows: int, cols: int) -> FloatArray:
-        v, u = np.meshgrid(
-            (ys - (rows - 1) / 2.0) / max((rows - 1) / 2.0, 1.0),
-            (xs - (cols - 1) / 2.0) / max((cols - 1) / 2.0, 1.0),
-            indexing="ij",
-        )
+    def _normalised(coords: FloatArray, size: int) -> FloatArray:
+        half = (size - 1) / 2.0
+        normalised: FloatArray = (coords - half) / max(half, 1.0)
+        return normalised
+
+    @classmethod
+    def _design(cls, ys: FloatArray, xs: FloatArray, rows: int, cols: int) -> FloatArray:
+        v, u = np.meshgrid(cls._normalised(ys, rows), cls._normalised(xs, cols), indexing="ij")
         x, y = u.ravel(), v.ravel()
         return np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
+
+    def surface(self, coef: FloatArray) -> FloatArray:
+        """The quadratic ``coef`` (in :meth:`_design` order) at every pixel."""
+        u, v = self.col_u, self.row_v
+        c0, cx, cy, cxx, cyy, cxy = (float(c) for c in coef)
+        surface: FloatArray = (c0 + cx * u + cxx * u * u) + v * (cy + cyy * v) + cxy * (v * u)
+        return surface
 
     def blocks(self, frame: FloatArray) -> FloatArray:
         b = self.block
@@ -292,8 +302,9 @@ def _peak_snr(frames: FloatArray, sigma: FloatArray, grid: _Grid, scale: float) 
     """Contrast of the brightest background-free, smoothed spot of each frame."""
     count, rows, cols = frames.shape
     medians = _upper_median(np.stack([grid.blocks(frame) for frame in frames]), axis=2)
-    coefs = np.stack([_background(medians[i], float(sigma[i]), grid) for i in range(count)])
-    residual = frames - (coefs @ grid.pixels.T).reshape(count, rows, cols)
+    residual = np.empty_like(frames)
+    for i in range(count):
+        residual[i] = frames[i] - grid.surface(_background(medians[i], float(sigma[i]), grid))
     peaks: FloatArray = _smooth(residual, scale).reshape(count, -1).max(axis=1)
     return peaks / (sigma * _smoothed_noise_gain((rows, cols), scale))
 
