@@ -542,11 +542,14 @@ def _displaced(
 ) -> NDArray[np.bool_]:
     """Cells where the tile matches the reference better when displaced.
 
-    On the smoothed images: a cell is displaced when its mean squared
-    difference at zero offset exceeds ``floor``² and an offset of
-    1..:data:`_SEARCH` level pixels halves it.  Every standard filter samples
-    within half a level pixel of the block centre, so its best offset is 0
-    (or ±1 at a half-pixel phase, which halves nothing).
+    On the smoothed images, per cell: the best mean squared difference over
+    offsets within the phase allowance (−½, 0, +½ level pixel along each axis,
+    the reference interpolated linearly: every standard filter samples within
+    half a level pixel of the block centre) must exceed ``floor``², and an
+    integer offset of 1 to :data:`_SEARCH` pixels beyond it must halve it.
+    Comparing with the best allowed offset, not with zero, keeps a straight
+    edge (which matches equally well anywhere along itself) from looking
+    displaced.
     """
     from scipy import ndimage
 
@@ -555,19 +558,29 @@ def _displaced(
     rows, cols = inside
     h, w = smooth_tile.shape
 
-    def difference(dy: int, dx: int) -> FloatArray:
+    def view(dy: int, dx: int) -> FloatArray:
         y, x = rows.start + _SEARCH + dy, cols.start + _SEARCH + dx
-        delta = smooth_tile - smooth_ref[y : y + h, x : x + w]
+        shifted: FloatArray = smooth_ref[y : y + h, x : x + w]
+        return shifted
+
+    def difference(shifted: FloatArray) -> FloatArray:
+        delta = smooth_tile - shifted
         return _cell_means(delta * delta)
 
-    at_zero = difference(0, 0)
-    if not np.any(at_zero > floor * floor):
-        return np.zeros(at_zero.shape, dtype=bool)
-    best = np.full_like(at_zero, np.inf)
+    near = np.full((-(-h // _CELL), -(-w // _CELL)), np.inf)
+    for half_y, half_x in itertools.product(range(-1, 2), repeat=2):
+        # Offset (half_y / 2, half_x / 2): the mean of the integer views around it.
+        ys = sorted({half_y // 2, -(-half_y // 2)})
+        xs = sorted({half_x // 2, -(-half_x // 2)})
+        views = [view(dy, dx) for dy in ys for dx in xs]
+        near = np.minimum(near, difference(sum(views[1:], start=views[0]) / len(views)))
+    if not np.any(near > floor * floor):
+        return np.zeros(near.shape, dtype=bool)
+    far = np.full_like(near, np.inf)
     for dy, dx in itertools.product(range(-_SEARCH, _SEARCH + 1), repeat=2):
         if dy or dx:
-            best = np.minimum(best, difference(dy, dx))
-    displaced: NDArray[np.bool_] = (at_zero > floor * floor) & (best < 0.5 * at_zero)
+            far = np.minimum(far, difference(view(dy, dx)))
+    displaced: NDArray[np.bool_] = (near > floor * floor) & (far < 0.5 * near)
     return displaced
 
 
