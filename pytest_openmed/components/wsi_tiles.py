@@ -5,15 +5,18 @@ PYTEST_DONT_REWRITE
 Non-diagnostic.  The component reads a pyramidal, tiled RGB TIFF, finds
 tissue on a low-resolution level, plans tiles at a chosen level and gives every
 tile its provenance: the box at its level and the box it covers at level 0.
-It then *verifies* that provenance against the pixels: a verified tile must
-equal the block mean of its level-0 box (per 32 × 32-pixel cell, mean absolute
-difference ≤ ``provenance_tolerance`` grey levels).  A mismatch is a
-``provenance`` safety failure; the tile plan is still reported.
+It then *verifies* that provenance against the pixels: a verified tile must be
+a standard downsampling of its level-0 box, whatever filter made the level
+(box, bilinear, bicubic, Lanczos, Gaussian, area, nearest): see
+:func:`_matches`.  A mismatch is a ``provenance`` safety failure; the tile plan
+is still reported.
 
 Reading: tifffile parses the IFDs and the pyramid (``series[0].levels``, SubIFD
 or page pyramids).  Tiles are decoded here, one at a time and only where
 needed, with a zlib stream capped at the tile's declared size, because
-tifffile's fallback inflates a tile without any bound.  Accepted: 8-bit RGB,
+tifffile's fallback inflates a tile without any bound; every decoded tile (and,
+from its header, the coarsest level) counts against the shared decoded-pixel
+budget.  Accepted: 8-bit RGB,
 contiguous samples, tiled, no compression or Deflate, no or horizontal
 predictor.  A TIFF without tiles, other compression, other sample layouts or
 a pyramid whose levels are not integer downsamples of level 0 is
