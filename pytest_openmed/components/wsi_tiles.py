@@ -525,11 +525,17 @@ def _matches(
     if bottom <= top or right <= left:
         return True
     inside = (slice(top, bottom), slice(left, right))
+    # The box filter itself (block mean within tolerance) holds; checked on the
+    # tile's own box first, so the margin's neighbouring tiles are decoded only
+    # when the full check runs.
+    own = _grey(level.region(x, y, w, h))
+    own_reference = _block_stats(_grey(base.region(x * d, y * d, w * d, h * d)), d)[0]
+    core = (slice(top - (y - y0), bottom - (y - y0)), slice(left - (x - x0), right - (x - x0)))
+    if np.all(_cell_means(np.abs(own - own_reference)[core]) <= tolerance):
+        return True
     tile = _grey(level.region(x0, y0, x1 - x0, y1 - y0))
     source = _grey(base.region(x0 * d, y0 * d, (x1 - x0) * d, (y1 - y0) * d))
     reference, variance = _block_stats(source, d)
-    if np.all(_cell_means(np.abs(tile - reference)[inside]) <= tolerance):
-        return True  # the box filter itself: the block mean, within tolerance
     residual = ndimage.gaussian_filter(_resampling_residual(tile, reference), _SMOOTHING)
     gain = _smoothed_noise_gain()
     aliasing = gain * gain * ndimage.gaussian_filter(variance, _SMOOTHING / np.sqrt(2.0))
