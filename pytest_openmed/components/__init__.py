@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
+    MAX_DECODED_PIXELS,
     AssetTooLarge,
     ComponentError,
     ComponentOutput,
     CorruptAsset,
+    DecodedSizeTooLarge,
     UnsupportedAsset,
     config_digest,
 )
@@ -23,10 +25,12 @@ from pytest_openmed.components._base import (
 __all__ = [
     "COMPONENT_NAMES",
     "MAX_ASSET_BYTES",
+    "MAX_DECODED_PIXELS",
     "AssetTooLarge",
     "ComponentError",
     "ComponentOutput",
     "CorruptAsset",
+    "DecodedSizeTooLarge",
     "UnsupportedAsset",
     "config_digest",
 ]

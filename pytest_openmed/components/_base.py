@@ -17,20 +17,31 @@ from pytest_openmed._canonical import canonical_json, digest_json
 
 __all__ = [
     "MAX_ASSET_BYTES",
+    "MAX_DECODED_PIXELS",
     "SAFETY_FAILURES",
     "AssetTooLarge",
     "ComponentError",
     "ComponentOutput",
     "CorruptAsset",
+    "DecodedSizeTooLarge",
     "LibraryLogSilencer",
     "UnsupportedAsset",
     "check_asset",
+    "check_decoded_pixels",
     "config_digest",
     "parse_boundary",
 ]
 
 #: Largest asset any component reads (the pack limit per asset).
 MAX_ASSET_BYTES = 4 * 1024 * 1024
+
+#: Most pixels one component run decodes (frames × rows × columns, summed over
+#: everything it decodes; a pixel counts once whatever its samples).  Checked
+#: against the header before any pixel is decoded: a small asset can declare a
+#: huge image, and every component holds several float copies of what it
+#: decodes.  6 Mi pixels keeps one run under 512 MiB peak
+#: (``benchmarks/resource_bounds.py``) and covers a 2048² slide pyramid verified tile by tile.
+MAX_DECODED_PIXELS = 6 * 1024 * 1024
 
 #: The closed vocabulary of safety failures an observation can carry.
 SAFETY_FAILURES = ("privacy", "provenance")
@@ -45,7 +56,11 @@ class ComponentError(ValueError):
 
 
 class AssetTooLarge(ComponentError):
-    """The asset exceeds :data:`MAX_ASSET_BYTES`; nothing was read."""
+    """The asset exceeds :data:`MAX_ASSET_BYTES` or a declared size limit; nothing was decoded."""
+
+
+class DecodedSizeTooLarge(AssetTooLarge):
+    """The header declares more than :data:`MAX_DECODED_PIXELS` pixels; nothing was decoded."""
 
 
 class UnsupportedAsset(ComponentError):
@@ -63,6 +78,12 @@ def check_asset(asset: object) -> bytes:
     if len(asset) > MAX_ASSET_BYTES:
         raise AssetTooLarge("asset exceeds the 4 MiB component limit")
     return asset
+
+
+def check_decoded_pixels(pixels: int) -> None:
+    """Refuse a declared (or accumulated) decoded size past :data:`MAX_DECODED_PIXELS`."""
+    if pixels > MAX_DECODED_PIXELS:
+        raise DecodedSizeTooLarge("declared image size exceeds the decoded-pixel budget")
 
 
 @contextlib.contextmanager

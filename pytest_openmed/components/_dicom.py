@@ -2,11 +2,17 @@
 
 PYTEST_DONT_REWRITE
 
-Only native (uncompressed) transfer syntaxes are read.  The file meta group is
-read and checked first, so a compressed or deflated data set is refused before
-pydicom reads it: pydicom inflates a deflated data set whole, without any
-bound, as soon as it starts.  Every failure is a component error with the
-caller's fixed message.
+Only native (uncompressed) transfer syntaxes are read, the same closed set for
+every component: implicit and explicit VR little endian, and explicit VR big
+endian (retired, but uncompressed).  The file meta group is read and checked
+first, so a compressed or deflated data set is refused before pydicom reads it:
+pydicom inflates a deflated data set whole, without any bound, as soon as it
+starts.  An image's declared size (frames × rows × columns) is checked against
+the shared decoded-pixel budget before any caller decodes a pixel.  Every
+failure is a component error with the caller's fixed message.
+
+To read a compressed object, decompress it with pydicom before packing it
+(``docs/components/dicom_frames.md`` gives the recipe).
 
 pydicom reports odd values through warnings and through its ``pydicom``
 logger, and both can quote element values (names, identifiers).
@@ -30,6 +36,7 @@ from pytest_openmed.components._base import (
     CorruptAsset,
     LibraryLogSilencer,
     UnsupportedAsset,
+    check_decoded_pixels,
     parse_boundary,
 )
 
@@ -83,22 +90,15 @@ def _past_file_meta(tag: int, _vr: str | None, _length: int) -> bool:
     return tag >> 16 != 0x0002
 
 
-def read_native_dicom(
-    asset: bytes,
-    *,
-    unsupported: str,
-    corrupt: str,
-    accepted: frozenset[str] = NATIVE_TRANSFER_SYNTAXES,
-) -> FileDataset:
-    """The data set of a DICOM file whose transfer syntax is in ``accepted``.
+def read_native_dicom(asset: bytes, *, unsupported: str, corrupt: str) -> FileDataset:
+    """The data set of a DICOM file whose transfer syntax is native.
 
-    ``accepted`` is a subset of :data:`NATIVE_TRANSFER_SYNTAXES`.  Another
-    transfer syntax raises ``UnsupportedAsset(unsupported)`` before the data set
-    is read; unreadable bytes raise ``CorruptAsset(corrupt)``.  Both messages
-    are the caller's fixed strings.
+    Another transfer syntax raises ``UnsupportedAsset(unsupported)`` before the
+    data set is read; an image declaring more pixels than the decoded-pixel
+    budget raises :class:`DecodedSizeTooLarge` before any is decoded;
+    unreadable bytes raise ``CorruptAsset(corrupt)``.  Both messages are the
+    caller's fixed strings.
     """
-    if not accepted <= NATIVE_TRANSFER_SYNTAXES:
-        raise ValueError("accepted transfer syntaxes must be native ones")
     import pydicom
     from pydicom.filereader import read_dataset, read_preamble
 
@@ -113,8 +113,40 @@ def read_native_dicom(
             syntax = str(meta.get("TransferSyntaxUID", "")).strip()
         if not syntax:
             raise CorruptAsset(corrupt)
-        if syntax not in accepted:
+        if syntax not in NATIVE_TRANSFER_SYNTAXES:
             raise UnsupportedAsset(unsupported)
         with parse_boundary(corrupt):
             dataset = pydicom.dcmread(io.BytesIO(asset))
+            if "PixelData" in dataset:
+                check_decoded_pixels(_declared_pixels(dataset))
+            if syntax == EXPLICIT_VR_BIG_ENDIAN:
+                _waveforms_to_little_endian(dataset)
     return dataset
+
+
+def _waveforms_to_little_endian(dataset: FileDataset) -> None:
+    """Byte-swap big-endian waveform samples in place.
+
+    pydicom's pixel decoding honours a big-endian encoding, but its
+    ``waveform_array`` reads the samples as little endian whatever the
+    encoding, so a big-endian ECG would be read byte-swapped.  After this the
+    data set's waveforms read right through pydicom.
+    """
+    for group in dataset.get("WaveformSequence") or ():
+        width = int(group.WaveformBitsAllocated) // 8
+        if width > 1 and "WaveformData" in group:
+            data = bytes(group.WaveformData)
+            usable = len(data) - len(data) % width
+            words = bytearray(data)
+            for offset in range(width):
+                words[offset:usable:width] = data[width - 1 - offset : usable : width]
+            group.WaveformData = bytes(words)
+
+
+def _declared_pixels(dataset: FileDataset) -> int:
+    """Frames × rows × columns as declared (absent or empty attributes count as 1)."""
+    pixels = 1
+    for keyword in ("NumberOfFrames", "Rows", "Columns"):
+        value = dataset.get(keyword)
+        pixels *= max(int(value), 1) if value not in (None, "") else 1
+    return pixels

@@ -21,6 +21,7 @@ from pytest_openmed.components._base import (
     AssetTooLarge,
     CorruptAsset,
     UnsupportedAsset,
+    check_decoded_pixels,
     parse_boundary,
 )
 
@@ -45,7 +46,8 @@ def read_png(
     """The pixels of a single-frame PNG whose Pillow mode is in ``modes``.
 
     With ``convert`` the image is converted to that mode first.  A side above
-    ``max_side`` or more than ``max_pixels`` pixels raise :class:`AssetTooLarge`;
+    ``max_side`` or more than ``max_pixels`` pixels raise :class:`AssetTooLarge`,
+    more than the shared decoded-pixel budget :class:`DecodedSizeTooLarge`;
     another mode or an animation raise ``UnsupportedAsset(unsupported)``;
     unreadable bytes raise ``CorruptAsset(corrupt)``.  Both messages are the
     caller's fixed strings.
@@ -64,6 +66,7 @@ def read_png(
                 1 <= width <= max_side and 1 <= height <= max_side and width * height <= max_pixels
             ):
                 raise AssetTooLarge(_TOO_LARGE)
+            check_decoded_pixels(width * height)
             if image.mode not in modes or getattr(image, "n_frames", 1) != 1:
                 raise UnsupportedAsset(unsupported)
             image.load()

@@ -55,18 +55,14 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float
 from pytest_openmed.components._base import (
+    MAX_DECODED_PIXELS,
     ComponentOutput,
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
     parse_boundary,
 )
-from pytest_openmed.components._dicom import (
-    EXPLICIT_VR_LITTLE_ENDIAN,
-    IMPLICIT_VR_LITTLE_ENDIAN,
-    quiet_pydicom,
-    read_native_dicom,
-)
+from pytest_openmed.components._dicom import quiet_pydicom, read_native_dicom
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -90,9 +86,9 @@ ABSTAIN_REASONS = ("near_threshold_content",)
 MAX_FRAMES = 4096
 MIN_SIDE = 8
 MAX_SIDE = 4096
-MAX_PIXELS = 4 * 1024 * 1024  # frames × rows × columns
+#: frames × rows × columns: the shared decoded-pixel budget, checked by the reader.
+MAX_PIXELS = MAX_DECODED_PIXELS
 
-_LITTLE_ENDIAN_SYNTAXES = frozenset({IMPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_LITTLE_ENDIAN})
 _UNREADABLE = "asset is not a readable native DICOM image"
 _NOISE_FLOOR = 0.5
 _DECIMALS = 6
@@ -172,8 +168,7 @@ def _decode(asset: bytes) -> NDArray[np.float64]:
     with quiet_pydicom():
         dataset = read_native_dicom(
             asset,
-            accepted=_LITTLE_ENDIAN_SYNTAXES,
-            unsupported="only native little-endian DICOM transfer syntaxes are read",
+            unsupported="only native (uncompressed) DICOM transfer syntaxes are read",
             corrupt=_UNREADABLE,
         )
         with parse_boundary(_UNREADABLE):
@@ -194,7 +189,6 @@ def _decode(asset: bytes) -> NDArray[np.float64]:
                 1 <= frames <= MAX_FRAMES
                 and MIN_SIDE <= rows <= MAX_SIDE
                 and MIN_SIDE <= cols <= MAX_SIDE
-                and frames * rows * cols <= MAX_PIXELS
             ):
                 raise UnsupportedAsset("DICOM frame count or size is outside the supported limits")
             if len(dataset.PixelData) < frames * rows * cols * (bits // 8):
@@ -254,19 +248,29 @@ class _Grid:
         centres_y = (np.arange(self.grid_rows, dtype=np.float64) + 0.5) * self.block - 0.5
         centres_x = (np.arange(self.grid_cols, dtype=np.float64) + 0.5) * self.block - 0.5
         self.cells = self._design(centres_y, centres_x, rows, cols)
-        self.pixels = self._design(
-            np.arange(rows, dtype=np.float64), np.arange(cols, dtype=np.float64), rows, cols
-        )
+        # Per-pixel coordinates stay separable: a rows·cols × 6 design matrix
+        # would hold 48 bytes per pixel.
+        self.row_v = self._normalised(np.arange(rows, dtype=np.float64), rows)[:, None]
+        self.col_u = self._normalised(np.arange(cols, dtype=np.float64), cols)[None, :]
 
     @staticmethod
-    def _design(ys: FloatArray, xs: FloatArray, rows: int, cols: int) -> FloatArray:
-        v, u = np.meshgrid(
-            (ys - (rows - 1) / 2.0) / max((rows - 1) / 2.0, 1.0),
-            (xs - (cols - 1) / 2.0) / max((cols - 1) / 2.0, 1.0),
-            indexing="ij",
-        )
+    def _normalised(coords: FloatArray, size: int) -> FloatArray:
+        half = (size - 1) / 2.0
+        normalised: FloatArray = (coords - half) / max(half, 1.0)
+        return normalised
+
+    @classmethod
+    def _design(cls, ys: FloatArray, xs: FloatArray, rows: int, cols: int) -> FloatArray:
+        v, u = np.meshgrid(cls._normalised(ys, rows), cls._normalised(xs, cols), indexing="ij")
         x, y = u.ravel(), v.ravel()
         return np.stack([np.ones_like(x), x, y, x * x, y * y, x * y], axis=1)
+
+    def surface(self, coef: FloatArray) -> FloatArray:
+        """The quadratic ``coef`` (in :meth:`_design` order) at every pixel."""
+        u, v = self.col_u, self.row_v
+        c0, cx, cy, cxx, cyy, cxy = (float(c) for c in coef)
+        surface: FloatArray = (c0 + cx * u + cxx * u * u) + v * (cy + cyy * v) + cxy * (v * u)
+        return surface
 
     def blocks(self, frame: FloatArray) -> FloatArray:
         b = self.block
@@ -298,8 +302,9 @@ def _peak_snr(frames: FloatArray, sigma: FloatArray, grid: _Grid, scale: float) 
     """Contrast of the brightest background-free, smoothed spot of each frame."""
     count, rows, cols = frames.shape
     medians = _upper_median(np.stack([grid.blocks(frame) for frame in frames]), axis=2)
-    coefs = np.stack([_background(medians[i], float(sigma[i]), grid) for i in range(count)])
-    residual = frames - (coefs @ grid.pixels.T).reshape(count, rows, cols)
+    residual = np.empty_like(frames)
+    for i in range(count):
+        residual[i] = frames[i] - grid.surface(_background(medians[i], float(sigma[i]), grid))
     peaks: FloatArray = _smooth(residual, scale).reshape(count, -1).max(axis=1)
     return peaks / (sigma * _smoothed_noise_gain((rows, cols), scale))
 

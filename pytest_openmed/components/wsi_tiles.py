@@ -5,15 +5,18 @@ PYTEST_DONT_REWRITE
 Non-diagnostic.  The component reads a pyramidal, tiled RGB TIFF, finds
 tissue on a low-resolution level, plans tiles at a chosen level and gives every
 tile its provenance: the box at its level and the box it covers at level 0.
-It then *verifies* that provenance against the pixels: a verified tile must
-equal the block mean of its level-0 box (per 32 × 32-pixel cell, mean absolute
-difference ≤ ``provenance_tolerance`` grey levels).  A mismatch is a
-``provenance`` safety failure; the tile plan is still reported.
+It then *verifies* that provenance against the pixels: a verified tile must be
+a standard downsampling of its level-0 box, whatever filter made the level
+(box, bilinear, bicubic, Lanczos, Gaussian, area, nearest): see
+:func:`_matches`.  A mismatch is a ``provenance`` safety failure; the tile plan
+is still reported.
 
 Reading: tifffile parses the IFDs and the pyramid (``series[0].levels``, SubIFD
 or page pyramids).  Tiles are decoded here, one at a time and only where
 needed, with a zlib stream capped at the tile's declared size, because
-tifffile's fallback inflates a tile without any bound.  Accepted: 8-bit RGB,
+tifffile's fallback inflates a tile without any bound; every decoded tile (and,
+from its header, the coarsest level) counts against the shared decoded-pixel
+budget.  Accepted: 8-bit RGB,
 contiguous samples, tiled, no compression or Deflate, no or horizontal
 predictor.  A TIFF without tiles, other compression, other sample layouts or
 a pyramid whose levels are not integer downsamples of level 0 is
@@ -47,11 +50,13 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float, sha256_digest
 from pytest_openmed.components._base import (
+    MAX_DECODED_PIXELS,
     ComponentOutput,
     CorruptAsset,
     LibraryLogSilencer,
     UnsupportedAsset,
     check_asset,
+    check_decoded_pixels,
     parse_boundary,
 )
 
@@ -84,7 +89,6 @@ MAX_LEVELS = 16
 MAX_SIDE = 65536
 MAX_LEVEL_PIXELS = 1 << 28  # declared pixels of any one level
 MAX_TILE_SIDE = 2048
-MAX_DECODED_PIXELS = 1 << 25  # pixels decoded in one run (tiles, padding included)
 MAX_PLAN_TILES = 65536
 MASK_MAX_SIDE = 1024
 
@@ -94,6 +98,7 @@ _DECIMALS = 6
 _COMPRESSIONS = (1, 8, 32946)  # none, Adobe Deflate, Deflate
 
 UInt8Array = NDArray[np.uint8]
+FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
 
 
@@ -196,9 +201,8 @@ class _Level:
         if cached is not None:
             return cached
         size = self.tile_h * self.tile_w * 3
-        self._budget[0] -= self.tile_h * self.tile_w
-        if self._budget[0] < 0:
-            raise UnsupportedAsset("slide exceeds the decoded-pixel budget")
+        self._budget[0] += self.tile_h * self.tile_w
+        check_decoded_pixels(self._budget[0])
         offset, count = self.offsets[index], self.counts[index]
         if offset < 0 or count <= 0 or offset + count > len(self._asset):
             raise CorruptAsset("slide tile lies outside the file")
@@ -249,7 +253,7 @@ def _open(asset: bytes) -> list[_Level]:
     """The pyramid, level 0 first, each level with its integer downsample."""
     import tifffile
 
-    budget = [MAX_DECODED_PIXELS]
+    budget = [0]  # pixels decoded so far, checked against the budget before each tile
     with (
         _TIFFFILE_LOGS,
         parse_boundary("asset is not a readable TIFF"),
@@ -289,6 +293,8 @@ def _open(asset: bytes) -> list[_Level]:
         level.downsample = factor
     if any(a.downsample >= b.downsample for a, b in itertools.pairwise(levels)):
         raise UnsupportedAsset("pyramid levels are not ordered by resolution")
+    coarsest = levels[-1]  # decoded whole for the tissue mask: refused from its header
+    check_decoded_pixels(coarsest.across * coarsest.down * coarsest.tile_h * coarsest.tile_w)
     return levels
 
 
@@ -378,32 +384,213 @@ def _plan(
     return tiles
 
 
-def _cell_mae(diff: NDArray[np.float64]) -> float:
-    """Largest mean absolute difference over 32 × 32-pixel cells (channels averaged)."""
-    rows = np.arange(0, diff.shape[0], _CELL)
-    cols = np.arange(0, diff.shape[1], _CELL)
-    sums = np.add.reduceat(np.add.reduceat(diff.sum(axis=2), rows, axis=0), cols, axis=1)
-    heights = np.diff(np.append(rows, diff.shape[0]))
-    widths = np.diff(np.append(cols, diff.shape[1]))
-    return float((sums / (np.outer(heights, widths) * diff.shape[2])).max())
+#: Kernel taps of a symmetric 5 × 5 resampling kernel, grouped by symmetry orbit
+#: (the centre tap is 1 minus the rest: every resampling filter keeps the mean).
+_ORBITS = (
+    ((0, 1), (0, -1), (1, 0), (-1, 0)),
+    ((1, 1), (1, -1), (-1, 1), (-1, -1)),
+    ((0, 2), (0, -2), (2, 0), (-2, 0)),
+    ((1, 2), (1, -2), (-1, 2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)),
+    ((2, 2), (2, -2), (-2, 2), (-2, -2)),
+)
+_KERNEL_RADIUS = 2
+#: Largest sample-position offset between resampling conventions, in level pixels.
+_MAX_PHASE = 0.5
+#: Gaussian (level pixels) that the residual is smoothed with before it is judged.
+_SMOOTHING = 1.0
+#: Allowed smoothed residual, in standard deviations of smoothed point-sampling aliasing.
+_ALIASING_MARGIN = 2.0
+#: Largest displacement (level pixels) the registration test searches for.
+_SEARCH = 4
+#: Level pixels read around a tile, so kernel, smoothing and search see real neighbours.
+_MARGIN = _KERNEL_RADIUS + _SEARCH
+#: Level pixels along the slide's edge left out of the comparison (border conventions differ).
+_EDGE = _KERNEL_RADIUS
+
+
+def _smoothed_noise_gain() -> float:
+    """Standard deviation of white unit noise after the :data:`_SMOOTHING` Gaussian."""
+    from scipy import ndimage
+
+    delta = np.zeros((33, 33))
+    delta[16, 16] = 1.0
+    return float(np.sqrt(np.sum(ndimage.gaussian_filter(delta, _SMOOTHING) ** 2)))
+
+
+def _block_stats(grey: FloatArray, d: int) -> tuple[FloatArray, FloatArray]:
+    """Mean and variance of every d × d block of ``grey`` (whole blocks)."""
+    h, w = grey.shape[0] // d, grey.shape[1] // d
+    whole = grey[: h * d, : w * d]
+    squares = whole * whole
+    area = np.float32(d * d)
+    # Block sums by strided slices (d × d of them), much faster than a strided reduce.
+    offsets = list(itertools.product(range(d), repeat=2))
+    mean = sum((whole[i::d, j::d] for i, j in offsets[1:]), start=whole[0::d, 0::d].copy()) / area
+    second = sum((squares[i::d, j::d] for i, j in offsets[1:]), start=squares[0::d, 0::d].copy())
+    variance: FloatArray = np.maximum(second / area - mean * mean, 0.0)
+    return mean, variance
+
+
+def _resampling_residual(tile: FloatArray, reference: FloatArray) -> FloatArray:
+    """What no standard resampling of ``reference`` explains in ``tile``.
+
+    Least squares of ``tile - reference`` on a symmetric 5 × 5 kernel applied
+    to ``reference`` (which keeps its mean) plus a sample-position offset of
+    at most :data:`_MAX_PHASE` level pixels along each axis; the residual is
+    returned.  Box, bilinear, bicubic, Lanczos, Gaussian and area filters all
+    lie in that family up to aliasing; a shift, another image or another
+    geometry do not.
+    """
+    r = _KERNEL_RADIUS
+    padded = np.pad(reference, r, mode="edge")
+    h, w = reference.shape
+
+    def shifted(dy: int, dx: int) -> FloatArray:
+        view: FloatArray = padded[r + dy : r + dy + h, r + dx : r + dx + w]
+        return view
+
+    columns = [
+        sum((shifted(dy, dx) for dy, dx in orbit), start=-len(orbit) * reference)
+        for orbit in _ORBITS
+    ]
+    columns.append((shifted(0, 1) - shifted(0, -1)) / 2.0)
+    columns.append((shifted(1, 0) - shifted(-1, 0)) / 2.0)
+    design = np.stack([column.ravel() for column in columns])
+    target = (tile - reference).ravel()
+    kernel_terms = len(_ORBITS)
+    gram = (design @ design.T).astype(np.float64)
+    moment = (design @ target).astype(np.float64)
+    coef = np.linalg.lstsq(gram, moment, rcond=None)[0]
+    offsets = np.clip(coef[kernel_terms:], -_MAX_PHASE, _MAX_PHASE)
+    if not np.array_equal(offsets, coef[kernel_terms:]):
+        moment = moment - gram[:, kernel_terms:] @ offsets
+        kernel = np.linalg.lstsq(
+            gram[:kernel_terms, :kernel_terms], moment[:kernel_terms], rcond=None
+        )[0]
+        coef = np.concatenate([kernel, offsets])
+    residual: FloatArray = (target - coef.astype(design.dtype) @ design).reshape(tile.shape)
+    return residual
+
+
+def _cell_means(values: FloatArray) -> FloatArray:
+    """Mean over each 32 × 32-pixel cell (edge cells may be smaller)."""
+    rows = np.arange(0, values.shape[0], _CELL)
+    cols = np.arange(0, values.shape[1], _CELL)
+    sums = np.add.reduceat(np.add.reduceat(values, rows, axis=0), cols, axis=1)
+    heights = np.diff(np.append(rows, values.shape[0]))
+    widths = np.diff(np.append(cols, values.shape[1]))
+    means: FloatArray = sums / np.outer(heights, widths)
+    return means
+
+
+def _grey(rgb: UInt8Array) -> FloatArray:
+    """Mean of the three channels, as float32 (what provenance compares)."""
+    grey: FloatArray = rgb[:, :, 0].astype(np.float32)
+    grey += rgb[:, :, 1]
+    grey += rgb[:, :, 2]
+    grey /= np.float32(3.0)
+    return grey
 
 
 def _matches(
     level: _Level, base: _Level, box: list[int], box0: list[int], tolerance: float
 ) -> bool:
-    """Does the tile equal the block mean of its level-0 box (whole blocks only)?"""
+    """Is the tile a standard downsampling of its level-0 box (whole blocks only)?
+
+    On the channel mean: the reference is the d × d block mean of level 0
+    around the tile.  A tile within ``tolerance`` of it (mean absolute
+    difference per 32 × 32 cell) is the box filter and matches.  Otherwise the
+    residual that no standard resampling explains
+    (:func:`_resampling_residual`) is smoothed by a Gaussian of one level
+    pixel; in every 32 × 32 cell its RMS must stay within ``tolerance`` grey
+    levels plus :data:`_ALIASING_MARGIN` times the aliasing a point sample
+    could show there (the within-block standard deviation of level 0, through
+    the same smoothing), and no cell may match better displaced
+    (:func:`_displaced`).
+    """
+    from scipy import ndimage
+
     d = level.downsample
     h, w = min(box[3], box0[3] // d), min(box[2], box0[2] // d)
     if h == 0 or w == 0:
         return True
-    tile = level.region(box[0], box[1], w, h).astype(np.float64)
-    source = base.region(box0[0], box0[1], w * d, h * d)
-    # Block sums by strided slices: d row offsets, then d column offsets.
-    wide = source.astype(np.uint32)
-    rows = sum((wide[i::d] for i in range(1, d)), start=wide[0::d].copy())
-    sums = sum((rows[:, j::d] for j in range(1, d)), start=rows[:, 0::d].copy())
-    reference = sums / float(d * d)
-    return _cell_mae(np.abs(tile - reference)) <= tolerance
+    x, y = box[0], box[1]
+    whole_w, whole_h = min(level.width, base.width // d), min(level.height, base.height // d)
+    x0, y0 = max(x - _MARGIN, 0), max(y - _MARGIN, 0)
+    x1, y1 = min(x + w + _MARGIN, whole_w), min(y + h + _MARGIN, whole_h)
+    # The tile's own box, less the slide's outermost pixels.
+    top, left = max(y, _EDGE) - y0, max(x, _EDGE) - x0
+    bottom = min(y + h, whole_h - _EDGE) - y0
+    right = min(x + w, whole_w - _EDGE) - x0
+    if bottom <= top or right <= left:
+        return True
+    inside = (slice(top, bottom), slice(left, right))
+    # The box filter itself (block mean within tolerance) holds; checked on the
+    # tile's own box first, so the margin's neighbouring tiles are decoded only
+    # when the full check runs.
+    own = _grey(level.region(x, y, w, h))
+    own_reference = _block_stats(_grey(base.region(x * d, y * d, w * d, h * d)), d)[0]
+    core = (slice(top - (y - y0), bottom - (y - y0)), slice(left - (x - x0), right - (x - x0)))
+    if np.all(_cell_means(np.abs(own - own_reference)[core]) <= tolerance):
+        return True
+    tile = _grey(level.region(x0, y0, x1 - x0, y1 - y0))
+    source = _grey(base.region(x0 * d, y0 * d, (x1 - x0) * d, (y1 - y0) * d))
+    reference, variance = _block_stats(source, d)
+    residual = ndimage.gaussian_filter(_resampling_residual(tile, reference), _SMOOTHING)
+    gain = _smoothed_noise_gain()
+    aliasing = gain * gain * ndimage.gaussian_filter(variance, _SMOOTHING / np.sqrt(2.0))
+    rms = np.sqrt(_cell_means(residual[inside] ** 2))
+    aliasing_std = np.sqrt(_cell_means(aliasing[inside]))
+    if np.any(rms > tolerance + _ALIASING_MARGIN * aliasing_std):
+        return False
+    return not np.any(_displaced(tile, reference, inside, tolerance))
+
+
+def _displaced(
+    tile: FloatArray, reference: FloatArray, inside: tuple[slice, slice], floor: float
+) -> NDArray[np.bool_]:
+    """Cells where the tile matches the reference better when displaced.
+
+    On the smoothed images, per cell: the best mean squared difference over
+    offsets within the phase allowance (−½, 0, +½ level pixel along each axis,
+    the reference interpolated linearly: every standard filter samples within
+    half a level pixel of the block centre) must exceed ``floor``², and an
+    integer offset of 1 to :data:`_SEARCH` pixels beyond it must halve it.
+    Comparing with the best allowed offset, not with zero, keeps a straight
+    edge (which matches equally well anywhere along itself) from looking
+    displaced.
+    """
+    from scipy import ndimage
+
+    smooth_tile = ndimage.gaussian_filter(tile, _SMOOTHING)[inside]
+    smooth_ref = np.pad(ndimage.gaussian_filter(reference, _SMOOTHING), _SEARCH, mode="edge")
+    rows, cols = inside
+    h, w = smooth_tile.shape
+
+    def view(dy: int, dx: int) -> FloatArray:
+        y, x = rows.start + _SEARCH + dy, cols.start + _SEARCH + dx
+        shifted: FloatArray = smooth_ref[y : y + h, x : x + w]
+        return shifted
+
+    def difference(shifted: FloatArray) -> FloatArray:
+        delta = smooth_tile - shifted
+        return _cell_means(delta * delta)
+
+    near = np.full((-(-h // _CELL), -(-w // _CELL)), np.inf)
+    for half_y, half_x in itertools.product(range(-1, 2), repeat=2):
+        # Offset (half_y / 2, half_x / 2): the mean of the integer views around it.
+        ys = sorted({half_y // 2, -(-half_y // 2)})
+        xs = sorted({half_x // 2, -(-half_x // 2)})
+        views = [view(dy, dx) for dy in ys for dx in xs]
+        near = np.minimum(near, difference(sum(views[1:], start=views[0]) / len(views)))
+    if not np.any(near > floor * floor):
+        return np.zeros(near.shape, dtype=bool)
+    far = np.full_like(near, np.inf)
+    for dy, dx in itertools.product(range(-_SEARCH, _SEARCH + 1), repeat=2):
+        if dy or dx:
+            far = np.minimum(far, difference(view(dy, dx)))
+    displaced: NDArray[np.bool_] = (near > floor * floor) & (far < 0.5 * near)
+    return displaced
 
 
 def run(asset: bytes, config: TilePlanConfig = CONFIG_A) -> ComponentOutput:

@@ -6,7 +6,7 @@ import io
 import warnings
 from typing import Any
 
-__all__ = ["dataset_of", "edited", "pydicom_sample", "saved"]
+__all__ = ["as_big_endian", "dataset_of", "edited", "pydicom_sample", "saved"]
 
 
 def pydicom_sample(name: str) -> bytes:
@@ -48,3 +48,33 @@ def edited(asset: bytes, **changes: Any) -> bytes:
         for keyword, value in changes.items():
             setattr(dataset, keyword, value)
     return saved(dataset, enforce_file_format=True)
+
+
+def _swapped(data: bytes, bits: int) -> bytes:
+    import numpy as np
+
+    if bits <= 8:
+        return data
+    return np.frombuffer(data, dtype=f"<u{bits // 8}").astype(f">u{bits // 8}").tobytes()
+
+
+def as_big_endian(asset: bytes) -> bytes:
+    """``asset`` re-encoded as Explicit VR Big Endian, the way a big-endian writer stores it.
+
+    pydicom re-encodes the elements but leaves OW pixel and waveform bytes as
+    they are, so those are swapped here to the big-endian words a real file holds.
+    """
+    from pydicom.filewriter import dcmwrite
+    from pydicom.uid import ExplicitVRBigEndian
+
+    dataset = dataset_of(asset)
+    if "PixelData" in dataset:
+        dataset.PixelData = _swapped(dataset.PixelData, int(dataset.BitsAllocated))
+    for group in dataset.get("WaveformSequence") or ():
+        group.WaveformData = _swapped(group.WaveformData, int(group.WaveformBitsAllocated))
+    dataset.file_meta.TransferSyntaxUID = ExplicitVRBigEndian
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dcmwrite(buffer, dataset, implicit_vr=False, little_endian=False, force_encoding=True)
+    return buffer.getvalue()

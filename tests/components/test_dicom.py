@@ -11,6 +11,7 @@ import warnings
 import zlib
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,8 +19,8 @@ from hypothesis import strategies as st
 from pytest_openmed.components import burned_in, dicom_frames, ecg_quality
 from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
 from pytest_openmed.components._dicom import (
+    EXPLICIT_VR_BIG_ENDIAN,
     EXPLICIT_VR_LITTLE_ENDIAN,
-    IMPLICIT_VR_LITTLE_ENDIAN,
     NATIVE_TRANSFER_SYNTAXES,
     quiet_pydicom,
     read_native_dicom,
@@ -29,7 +30,7 @@ from pytest_openmed.development.sources.dicom import generate_dicom_frames
 from pytest_openmed.development.sources.ecg import synthesise_ecg, waveform_dicom
 
 from ._corruption import corrupted
-from ._dicom_files import dataset_of, edited, pydicom_sample
+from ._dicom_files import as_big_endian, dataset_of, edited, pydicom_sample
 
 #: Not a valid UID, so pydicom's value check logs it verbatim when it converts it.
 CANARY = "CANARY-8d2c-dicom-uid"
@@ -108,27 +109,47 @@ def test_the_native_set_is_closed_and_uncompressed() -> None:
     }
 
 
-def test_accepted_must_be_native() -> None:
-    with pytest.raises(ValueError):
-        read_native_dicom(
-            b"", unsupported=UNSUPPORTED, corrupt=CORRUPT, accepted=frozenset({DEFLATED})
-        )
+def test_explicit_big_endian_is_read_like_its_little_endian_original() -> None:
+    little, big = pydicom_sample("MR_small.dcm"), pydicom_sample("MR_small_bigendian.dcm")
+    assert str(_read(big).file_meta.TransferSyntaxUID) == EXPLICIT_VR_BIG_ENDIAN  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(
+        _read(big).pixel_array,  # type: ignore[attr-defined]
+        _read(little).pixel_array,  # type: ignore[attr-defined]
+    )
 
 
-def test_accepted_narrows_the_native_set() -> None:
-    big_endian = pydicom_sample("MR_small_bigendian.dcm")
-    assert int(_read(big_endian).Rows) == 64  # type: ignore[attr-defined]
-    with pytest.raises(UnsupportedAsset) as caught:
-        read_native_dicom(
-            big_endian,
-            unsupported=UNSUPPORTED,
-            corrupt=CORRUPT,
-            accepted=frozenset({IMPLICIT_VR_LITTLE_ENDIAN, EXPLICIT_VR_LITTLE_ENDIAN}),
-        )
-    assert str(caught.value) == UNSUPPORTED
-    with pytest.raises(UnsupportedAsset):
-        dicom_frames.run(big_endian)  # reads little endian only
-    assert burned_in.run(big_endian).output["overlay_planes"] == 0
+def _generated(reader: str) -> bytes:
+    """A generated 16-bit native DICOM the component reads (multi-frame, or one frame)."""
+    if reader == "dicom_frames":
+        return generate_dicom_frames(3, "nominal", frames=16, rows=64, cols=64).asset
+    from pytest_openmed.development.sources.burned_in import (
+        generate_burned_in_identifier_coverage,
+    )
+
+    for seed in range(32):
+        source = generate_burned_in_identifier_coverage(seed, "nominal")
+        if source.truth["carrier"] == "dicom16":
+            return source.asset
+    raise AssertionError("no 16-bit DICOM carrier among the generated seeds")
+
+
+@pytest.mark.parametrize("reader", ["dicom_frames", "burned_in"])
+def test_image_components_give_the_same_output_for_big_endian(reader: str) -> None:
+    run = READERS[reader]
+    little, big = pydicom_sample("MR_small.dcm"), pydicom_sample("MR_small_bigendian.dcm")
+    assert run(big).to_json() == run(little).to_json()  # type: ignore[attr-defined]
+    original = _generated(reader)
+    converted = as_big_endian(original)
+    assert converted != original
+    assert run(converted).to_json() == run(original).to_json()  # type: ignore[attr-defined]
+
+
+def test_the_ecg_reader_gives_the_same_waveform_for_big_endian() -> None:
+    little = waveform_dicom(synthesise_ecg(3, "nominal"), seed=11)
+    big = as_big_endian(little)
+    assert big != little
+    np.testing.assert_array_equal(read_waveform(big).samples, read_waveform(little).samples)
+    assert ecg_quality.run(big).to_json() == ecg_quality.run(little).to_json()
 
 
 # -- refusals ------------------------------------------------------------------------------

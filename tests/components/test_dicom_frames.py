@@ -25,6 +25,7 @@ from pytest_openmed.components._base import (
     ComponentError,
     ComponentOutput,
     CorruptAsset,
+    DecodedSizeTooLarge,
     UnsupportedAsset,
     config_digest,
 )
@@ -312,7 +313,11 @@ def test_declared_size_is_bounded_before_decoding(small: bytes) -> None:
     dataset = dataset_of(small)
     dataset.NumberOfFrames = 4096
     dataset.Rows = dataset.Columns = 4096
-    with pytest.raises(UnsupportedAsset):
+    with pytest.raises(DecodedSizeTooLarge):
+        run(saved(dataset))
+    dataset.NumberOfFrames = 4097
+    dataset.Rows = dataset.Columns = 8
+    with pytest.raises(UnsupportedAsset):  # within the pixel budget, past the frame limit
         run(saved(dataset))
 
 

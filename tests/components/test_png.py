@@ -16,9 +16,11 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from pytest_openmed.components._base import (
+    MAX_DECODED_PIXELS,
     AssetTooLarge,
     ComponentError,
     CorruptAsset,
+    DecodedSizeTooLarge,
     UnsupportedAsset,
 )
 from pytest_openmed.components._png import PNG_SIGNATURE, read_png
@@ -110,8 +112,19 @@ def test_declared_sizes_over_the_limits_are_refused_from_the_header(
 
 
 def test_the_largest_allowed_size_is_read() -> None:
-    pixels = _read(_declared(4096, 2048))
-    assert isinstance(pixels, np.ndarray) and pixels.shape == (2048, 4096)
+    # The caller allows 4096 × 2048; the shared budget (6 Mi pixels) allows 4096 × 1536.
+    pixels = _read(_declared(4096, 1536))
+    assert isinstance(pixels, np.ndarray) and pixels.shape == (1536, 4096)
+
+
+@pytest.mark.parametrize(("width", "height"), [(4096, 1537), (2600, 2600), (3000, 2500)])
+def test_the_decoded_pixel_budget_is_checked_from_the_header(width: int, height: int) -> None:
+    asset = _declared(width, height)
+    assert len(asset) < 16 * 1024  # a small file, a large declared image
+    with pytest.raises(DecodedSizeTooLarge) as caught:
+        _read(asset)
+    assert isinstance(caught.value, AssetTooLarge)
+    assert width * height > MAX_DECODED_PIXELS
 
 
 def test_other_modes_and_animations_are_unsupported_with_the_callers_message(
