@@ -21,6 +21,7 @@ from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, attach_propert
 from pytest_openmed._run import run_options_key
 from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
 from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus, MetricValue
+from pytest_openmed.summary import MISSING_DEPENDENCY
 
 __all__ = [
     "Gate",
@@ -28,7 +29,9 @@ __all__ = [
     "GateFile",
     "GateInputError",
     "GateItem",
+    "MissingDependency",
     "input_refused",
+    "missing_dependency",
     "plain_outcome",
     "record_gate_result",
     "record_refusal",
@@ -70,10 +73,16 @@ def input_refused(what: str, error: BaseException) -> GateInputError:
     return GateInputError(f"openmed {what} input refused: {type(error).__name__}: {error}")
 
 
-def record_refusal(item: pytest.Item, kind: str, part: str | None = None) -> None:
-    """Attach a refused-input record (no status) to ``item``'s report."""
+def record_refusal(
+    item: pytest.Item, kind: str, part: str | None = None, *, reason: str | None = None
+) -> None:
+    """Attach a refused-input record (no status) to ``item``'s report.
+
+    ``reason`` is :data:`~pytest_openmed.summary.MISSING_DEPENDENCY` when the
+    engine could not run for want of an optional package (not refused input).
+    """
     group = item.parent.nodeid if isinstance(item, GateItem) else item.nodeid
-    record = gate_record(kind, part=part, group=group, order=collection_index(item))
+    record = gate_record(kind, part=part, group=group, order=collection_index(item), reason=reason)
     attach_property(item, USER_PROPERTY, record)
 
 
@@ -91,6 +100,24 @@ def plain_outcome(report: pytest.TestReport, error: BaseException) -> None:
         crash.message = str(error)
     if isinstance(error, GateInputError) and report.when == "call":
         report.when = "setup"
+
+
+class MissingDependency(GateInputError):
+    """The engine needs an optional package that is not installed: not a refusal of input."""
+
+
+#: How every missing-dependency error ends (also how a shared outcome's text is recognised).
+_MISSING_TEXT = ", which is not installed: pip install 'pytest-openmed[imaging]'"
+
+
+def missing_dependency(kind: str, error: ImportError) -> MissingDependency | None:
+    """The error naming the package and its install command, if ``error`` is an optional one."""
+    missing = (error.name or "").partition(".")[0]
+    if missing not in _OPTIONAL_PACKAGES:
+        return None
+    return MissingDependency(
+        f"openmed {kind} gate needs {_OPTIONAL_PACKAGES[missing]}{_MISSING_TEXT}"
+    )
 
 
 class GateFile(pytest.File):
@@ -145,7 +172,8 @@ class Gate(pytest.Collector):
 
             self._evaluation = shared_outcome(self.config, self.nodeid, self._evaluate)
         if isinstance(self._evaluation, str):
-            raise GateInputError(self._evaluation)
+            missing = self._evaluation.endswith(_MISSING_TEXT)
+            raise (MissingDependency if missing else GateInputError)(self._evaluation)
         return self._evaluation
 
     def _evaluate(self) -> Mapping[str, GateResult | GateItemRefused] | str:
@@ -157,13 +185,10 @@ class Gate(pytest.Collector):
             # Engine messages are fixed and value-free by contract.
             refusal = input_refused(f"{self.spec.kind} gate", error)
         except ImportError as error:
-            missing = (error.name or "").partition(".")[0]
-            if missing not in _OPTIONAL_PACKAGES:
+            dependency = missing_dependency(self.spec.kind, error)
+            if dependency is None:
                 raise
-            refusal = GateInputError(
-                f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
-                "not installed: pip install 'pytest-openmed[imaging]'"
-            )
+            refusal = dependency
         except Exception as error:
             if self.config.getoption("fulltrace", False):
                 raise
@@ -198,8 +223,9 @@ class GateItem(pytest.Item):
         spec = self.parent.spec
         try:
             verdict = self.parent.evaluation()[self.name]
-        except GateInputError:
-            record_refusal(self, spec.kind)
+        except GateInputError as error:
+            reason = MISSING_DEPENDENCY if isinstance(error, MissingDependency) else None
+            record_refusal(self, spec.kind, reason=reason)
             raise
         if isinstance(verdict, GateItemRefused):
             record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))

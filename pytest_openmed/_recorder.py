@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_openmed import __version__
+from pytest_openmed.summary import MISSING_DEPENDENCY
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -117,8 +118,12 @@ def gate_record(
     *,
     group: str,
     order: int = 0,
+    reason: str | None = None,
 ) -> str:
     """The canonical JSON carried by :data:`USER_PROPERTY`; ``result=None`` means refused input.
+
+    ``reason`` qualifies a record without a result: :data:`MISSING_DEPENDENCY`
+    when the engine could not run because an optional package is missing.
 
     ``group`` is the node id of the gate (or of the test) the verdict belongs
     to and ``order`` the item's position in the collection, so summaries group
@@ -134,7 +139,7 @@ def gate_record(
             "part": part,
             "status": None if result is None else result.status.value,
             "expected": None if expected is None else expected.value,
-            "reason": None if result is None else result.reason,
+            "reason": reason if result is None else result.reason,
             "metrics": {} if result is None else dict(result.metrics),
         }
     )
@@ -381,9 +386,10 @@ class GateRecorder:
                 )
         summary = report["summary"]
         verdicts = dict(summary["statuses"])
-        verdicts["refused"] = sum(
-            1 for entry in self.entries if entry["status"] is None and entry["kind"] != "custom"
-        )
+        unjudged = [e for e in self.entries if e["status"] is None and e["kind"] != "custom"]
+        missing = sum(1 for entry in unjudged if entry["reason"] == MISSING_DEPENDENCY)
+        verdicts["refused"] = len(unjudged) - missing
+        verdicts["missing dependency"] = missing
         terminalreporter.write_line(
             f"openmed: {_plural(len(self.items), 'gate item')}: "
             f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "

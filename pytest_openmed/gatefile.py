@@ -311,22 +311,40 @@ def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
 def _parse_pack(table: Mapping[str, Any], context: _Context) -> GateSpec:
     context.keys(
         table,
-        required={"name", "pack", "mappings", "reviews", "candidate"},
-        optional={"adjudications", "min_cell"},
+        required={"name", "pack", "mappings", "reviews"},
+        optional={"adjudications", "min_cell", "candidate", "candidates"},
     )
     name = context.name(table)
-    candidate = table["candidate"]
-    if type(candidate) is not str or not _GATE_NAME.fullmatch(candidate):
-        raise context.fail("candidate", "must be the evaluator-side name of one pack candidate")
     options: dict[str, Any] = {
         "pack": context.path(table, "pack"),
         "mappings": context.paths(table, "mappings"),
         "reviews": context.paths(table, "reviews"),
         "adjudications": context.paths(table, "adjudications"),
-        "candidate": candidate,
         "min_cell": context.integer(table, "min_cell", 5, 1_000_000),
     }
-    return GateSpec(kind="pack", name=name, items=(candidate,), options=options)
+    return GateSpec(kind="pack", name=name, items=_pack_candidates(table, context), options=options)
+
+
+def _pack_candidates(table: Mapping[str, Any], context: _Context) -> tuple[str, ...]:
+    """``candidate = "a"`` or ``candidates = ["a", "b"]``: one gate item per candidate."""
+    if ("candidate" in table) == ("candidates" in table):
+        raise context.fail("candidate", "or 'candidates' is required (exactly one of the two)")
+    if "candidate" in table:
+        candidate = table["candidate"]
+        if type(candidate) is not str or not _GATE_NAME.fullmatch(candidate):
+            raise context.fail("candidate", "must be the evaluator-side name of one pack candidate")
+        return (candidate,)
+    names = table["candidates"]
+    if (
+        not isinstance(names, list)
+        or not 1 <= len(names) <= 2
+        or not all(type(n) is str and _GATE_NAME.fullmatch(n) for n in names)
+        or len(set(names)) != len(names)
+    ):
+        raise context.fail(
+            "candidates", "must be an array of one or two distinct evaluator-side candidate names"
+        )
+    return tuple(names)
 
 
 _TABLE_PARSERS: dict[str, Callable[[Mapping[str, Any], _Context], GateSpec]] = {

@@ -47,6 +47,7 @@ from pytest_openmed.fixtures import (
     qualify_planner,
     simulated_reviewers,
 )
+from pytest_openmed.pack_fixture import assess_pack
 
 if TYPE_CHECKING:
     from pytest_openmed._items import GateFile
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 GATE_FILE_SUFFIX = ".openmed.toml"
 
 __all__ = [
+    "assess_pack",
     "claim_scorer",
     "development_pack",
     "evaluator_key",

@@ -9,7 +9,17 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-__all__ = ["KEY_METRICS", "outcome_counts", "render_markdown", "terminal_lines", "verdict_text"]
+__all__ = [
+    "KEY_METRICS",
+    "MISSING_DEPENDENCY",
+    "outcome_counts",
+    "render_markdown",
+    "terminal_lines",
+    "verdict_text",
+]
+
+#: Reason of a verdict-less record whose engine needs an optional package that is missing.
+MISSING_DEPENDENCY = "missing_dependency"
 
 #: Metrics shown beside a verdict, in this order, when present.
 KEY_METRICS = (
@@ -48,6 +58,9 @@ def _name(entry: Mapping[str, Any]) -> str:
 def verdict_text(entry: Mapping[str, Any]) -> str:
     """A verdict in words: ``passed``, or the status, the rule first, then key metrics."""
     if entry["status"] is None:
+        if entry["reason"] == MISSING_DEPENDENCY:
+            # An uninstalled extra is not refused input: say what it is.
+            return "missing dependency"
         return "no engine verdict" if entry["kind"] == "custom" else "inputs refused"
     status = str(entry["status"])
     expected = entry["expected"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .aliases import SealedMapping
 from .assess import Conflict, ValidationAssessment, assess_validation
+from .digests import digest_bytes, digest_file, digest_json
 from .errors import (
     AdjudicationCandidateMismatch,
     AdjudicatorWasReviewer,
@@ -127,6 +128,9 @@ __all__ = [
     "ValidationTask",
     "WrongKey",
     "assess_validation",
+    "digest_bytes",
+    "digest_file",
+    "digest_json",
     "packet_digest",
     "prepare_review",
     "rating_digest",

@@ -3,11 +3,12 @@
 PYTEST_DONT_REWRITE
 
 Contract of :mod:`pytest_openmed.gatefile`: ``evaluate_gate(spec, settings)``
-returns one :class:`~pytest_openmed.gates.GateResult` for ``spec.items[0]``
-(the candidate's evaluator-side name).  ``blocked`` and ``hold`` fail the item;
-``rubric_satisfied`` passes it.  The reason is a value-free class (``safety``,
-``quality_utility``, ``disagreement``, ``all_abstained``, ``ok``) and the
-metrics are counts only.  Malformed documents and refused evidence raise the
+returns one :class:`~pytest_openmed.gates.GateResult` per name in ``spec.items``
+(the candidates' evaluator-side names; the documents are read once for all).
+``blocked`` and ``hold`` fail the item; ``rubric_satisfied`` passes it.
+The reason is a value-free class (``safety``, ``quality_utility``,
+``disagreement``, ``all_abstained``, ``ok``) and the metrics are counts only.
+Malformed documents and refused evidence raise the
 engine's typed errors, which the plugin reports as errors, not verdicts.
 
 The evaluator key is read from the environment variable named by
@@ -122,8 +123,8 @@ def evaluator_key(settings: GateSettings) -> bytes:
 
 def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
     """Assess the gate's candidate from its stored pack, mappings, reviews and adjudications."""
-    if spec.kind != "pack" or len(spec.items) != 1:
-        raise ValueError("the multimodal evaluator handles pack gates with one candidate item")
+    if spec.kind != "pack" or not spec.items:
+        raise ValueError("the multimodal evaluator handles pack gates with candidate items")
     options = spec.options
     key = evaluator_key(settings)
     with _document("pack input"):
@@ -149,15 +150,19 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
             adjudications.append(adjudication_from_dict(document, tuple(mappings)))
     min_cell = options.get("min_cell")
-    assessment = assess_validation(
-        pack,
-        pack.candidate(options["candidate"]),
-        tuple(reviews),
-        key=key,
-        adjudications=tuple(adjudications),
-        min_cell=settings.min_cell if min_cell is None else min_cell,
-    )
-    return {spec.items[0]: gate_result(assessment)}
+    return {
+        name: gate_result(
+            assess_validation(
+                pack,
+                pack.candidate(name),
+                tuple(reviews),
+                key=key,
+                adjudications=tuple(adjudications),
+                min_cell=settings.min_cell if min_cell is None else min_cell,
+            )
+        )
+        for name in spec.items
+    }
 
 
 @contextlib.contextmanager
