@@ -102,10 +102,13 @@ class BurnedInConfig:
     mask_sigmas: float = 6.0
     mask_floor: float = 0.025
     min_text_height: int = 4
-    max_text_height: int = 48
+    max_text_height: int = 24
     min_candidate_px: int = 12
-    min_candidate_crossings: int = 3
-    min_crossings: int = 3
+    min_candidate_crossings: int = 4
+    min_crossings: int = 4
+    min_crossing_density: float = 0.8
+    min_stroke_contrast: float = 0.05
+    background_tile_px: int = 16
     min_aspect: float = 1.0
     line_gap_heights: float = 1.0
     end_pad_heights: float = 1.0
@@ -125,6 +128,8 @@ class BurnedInConfig:
             "line_gap_heights",
             "end_pad_heights",
             "max_sensitive_threshold",
+            "min_crossing_density",
+            "min_stroke_contrast",
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 64.0:
@@ -139,12 +144,15 @@ class BurnedInConfig:
             "min_candidate_crossings",
             "min_crossings",
             "pad_px",
+            "background_tile_px",
         ):
             value = getattr(self, name)
             if type(value) is not int or not 0 <= value <= 512:
                 raise ValueError("integer thresholds must be between 0 and 512")
         if self.tophat_px < 3 or self.energy_rows < 1 or self.energy_cols < 1:
             raise ValueError("tophat_px must be at least 3 and the energy window at least 1x1")
+        if self.background_tile_px < 4:
+            raise ValueError("background_tile_px must be at least 4")
         if self.min_text_height > self.max_text_height:
             raise ValueError("min_text_height must not exceed max_text_height")
         if not (
@@ -284,27 +292,68 @@ def _normalised(decoded: _Decoded) -> FloatImage:
     return 1.0 - scaled if decoded.inverted else scaled
 
 
-def _threshold(response: FloatImage, sigmas: float, floor: float) -> float:
-    median = float(np.median(response))
-    spread = 1.4826 * float(np.median(np.abs(response - median)))
+def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
+    """The energy of the quieter half of the image: tiles whose median is at most the median tile.
+
+    Text is printed where it can be read — on air, a flat border or a smooth patch —
+    so the levels follow that background, not the anatomy's texture (which the
+    text-line tests below reject). An image smaller than two tiles is sampled whole.
+    """
+    rows, cols = energy.shape[0] // tile, energy.shape[1] // tile
+    if rows * cols < 2:
+        return energy.ravel()
+    tiles = (
+        energy[: rows * tile, : cols * tile]
+        .reshape(rows, tile, cols, tile)
+        .transpose(0, 2, 1, 3)
+        .reshape(rows * cols, tile * tile)
+    )
+    medians = np.median(tiles, axis=1)
+    quiet: FloatImage = tiles[medians <= np.median(medians)].ravel()
+    return quiet
+
+
+def _threshold(sample: FloatImage, sigmas: float, floor: float) -> float:
+    median = float(np.median(sample))
+    spread = 1.4826 * float(np.median(np.abs(sample - median)))
     return max(floor, median + sigmas * spread)
 
 
-def _stroke_crossings(response: FloatImage, own: BoolImage) -> int:
-    """Most stroke starts met along one row of a blob: text crosses about two per glyph.
+def _row_crossings(strokes: BoolImage) -> NDArray[np.int64]:
+    """Stroke starts met along each row: text crosses about two per glyph."""
+    padded = np.pad(strokes, ((0, 0), (1, 0)))
+    crossings: NDArray[np.int64] = np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)
+    return crossings
 
-    Strokes here are the blob's pixels above half its own 90th-percentile response,
-    so the count does not depend on the text's contrast.
+
+def _strokes(response: FloatImage, own: BoolImage) -> BoolImage:
+    """A blob's strokes: its pixels above half its own 90th-percentile response.
+
+    Relative to the blob, so the stroke pattern does not depend on the text's contrast.
     """
     level = 0.5 * float(np.percentile(response[own], 90))
-    strokes = own & (response > level)
-    padded = np.pad(strokes, ((0, 0), (1, 0)))
-    return int(np.max(np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)))
+    strokes: BoolImage = own & (response > level)
+    return strokes
+
+
+def _line_bands(strokes: BoolImage) -> list[tuple[int, int]]:
+    """Row spans of the text lines in a blob: runs of rows that cross two or more strokes.
+
+    Lines stacked at ordinary spacing share one blob of text energy (the energy
+    window spans the gap between them), but the rows between two lines cross at
+    most one stroke; a single-row dip inside a line (a glyph's horizontal bar) is
+    bridged.
+    """
+    on = _row_crossings(strokes) >= 2
+    inner = on[1:-1] | (on[:-2] & on[2:])
+    on[1:-1] = inner
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], on.astype(np.int8), [0]))))
+    return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
-    """A text-like blob: where it is, its core pixels, and the region it earned (if any)."""
+    """A text-like line: where it is, its core pixels, and the region it earned (if any)."""
 
     where: tuple[slice, slice]
     core: BoolImage
@@ -347,69 +396,114 @@ def _along_line(
     return first, last
 
 
+@dataclass(frozen=True, slots=True)
+class _Levels:
+    extent: float
+    weak: float
+    strong: float
+
+
+def _line_candidate(
+    response: FloatImage,
+    energy: FloatImage,
+    levels: _Levels,
+    blob: tuple[slice, slice],
+    inside: BoolImage,
+    band: tuple[int, int],
+    config: BurnedInConfig,
+) -> _Candidate | None:
+    """One text line of a blob (rows ``band`` of it), if its strokes read as text.
+
+    A text line is a band of bounded height whose rows cross many strokes (the
+    *median* row, so a few noisy rows do not make texture text), densely along
+    its width (at least ``min_crossing_density`` crossings per text height of
+    width: text has about 2.5, the edge of an organ or a bone far fewer), with
+    strokes of at least ``min_stroke_contrast`` of the display range.
+    """
+    height, width = response.shape
+    top, bottom = blob[0].start + band[0], blob[0].start + band[1]
+    text_h = bottom - top
+    if not config.min_text_height <= text_h <= config.max_text_height:
+        return None
+    half_rows, half_cols = config.energy_rows // 2, config.energy_cols // 2
+    lo, hi = max(0, band[0] - half_rows), min(inside.shape[0], band[1] + half_rows)
+    where = (slice(blob[0].start + lo, blob[0].start + hi), blob[1])
+    own = inside[lo:hi]
+    core = own & (energy[where] >= levels.weak)
+    if int(core.sum()) < config.min_candidate_px:
+        return None
+    line = (slice(top, bottom), blob[1])
+    line_own = inside[band[0] : band[1]]
+    strokes = _strokes(response[line], line_own)
+    if float(np.percentile(response[line][strokes], 90)) < config.min_stroke_contrast:
+        return None
+    cols = np.flatnonzero(strokes.any(axis=0))
+    text_w = int(cols[-1] - cols[0] + 1)
+    crossings = float(np.median(_row_crossings(strokes)))
+    if crossings < config.min_candidate_crossings:
+        return None
+    if crossings / max(text_w / text_h, 1.0) < config.min_crossing_density:
+        return None
+    region: Region | None = None
+    if (
+        float(energy[where][own].max()) >= levels.strong
+        and text_w >= config.min_aspect * text_h
+        and crossings >= config.min_crossings
+    ):
+        # The line's box widened by half the energy window, continued along the
+        # line over faint glyphs and padded at both ends.
+        y0 = max(0, top - half_rows)
+        y1 = min(height, bottom + half_rows)
+        span = (
+            slice(y0, y1),
+            slice(
+                max(0, blob[1].start + int(cols[0]) - half_cols),
+                min(width, blob[1].start + int(cols[-1]) + 1 + half_cols),
+            ),
+        )
+        x0, x1 = _along_line(energy, levels.extent, span, config.line_gap_heights * text_h)
+        pad_x = config.pad_px + round(config.end_pad_heights * text_h)
+        region = (
+            max(0, x0 - pad_x),
+            max(0, y0 - config.pad_px),
+            min(width, x1 + pad_x),
+            min(height, y1 + config.pad_px),
+        )
+    return _Candidate(where=where, core=core, region=region)
+
+
 def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Candidate], bool]:
-    """Text candidates of one polarity's top-hat response, and whether it is too cluttered.
+    """Text-line candidates of one polarity's top-hat response, and whether it is too cluttered.
 
     Text is a dense cluster of thin strokes, so the local mean of the response
     over a glyph-sized window (the *text energy*) separates it from noise far
     better than single pixels do. A blob of energy above the extent level that
-    reaches the sensitive level somewhere (hysteresis) is a candidate when its
-    core (energy at or above the sensitive level) has text geometry.
+    reaches the sensitive level somewhere (hysteresis) is split into its text
+    lines (:func:`_line_bands`); each line is tested on its own
+    (:func:`_line_candidate`). Too cluttered: even the quieter half of the image
+    is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
-    extent_level = _threshold(energy, config.extent_sigmas, config.extent_floor)
-    weak_level = max(
-        extent_level, _threshold(energy, config.sensitive_sigmas, config.sensitive_floor)
-    )
-    strong_level = max(weak_level, _threshold(energy, config.mask_sigmas, config.mask_floor))
-    blobs, _ = ndimage.label(energy > extent_level)
-    height, width = response.shape
-    found_candidates: list[_Candidate] = []
+    sample = _background_sample(energy, config.background_tile_px)
+    extent = _threshold(sample, config.extent_sigmas, config.extent_floor)
+    weak = max(extent, _threshold(sample, config.sensitive_sigmas, config.sensitive_floor))
+    strong = max(weak, _threshold(sample, config.mask_sigmas, config.mask_floor))
+    levels = _Levels(extent=extent, weak=weak, strong=strong)
+    blobs, _ = ndimage.label(energy > extent)
+    found: list[_Candidate] = []
     for label, where in enumerate(ndimage.find_objects(blobs), start=1):
         if where is None:
             continue
         inside = blobs[where] == label
-        local = energy[where]
-        core = inside & (local >= weak_level)
-        if int(core.sum()) < config.min_candidate_px:
+        if float(energy[where][inside].max()) < weak:
             continue
-        rows = np.flatnonzero(core.any(axis=1))
-        cols = np.flatnonzero(core.any(axis=0))
-        text_h = int(rows[-1] - rows[0] + 1)
-        text_w = int(cols[-1] - cols[0] + 1)
-        if not config.min_text_height <= text_h <= config.max_text_height:
+        if int((inside & (energy[where] >= weak)).sum()) < config.min_candidate_px:
             continue
-        crossings = _stroke_crossings(response[where], inside)
-        if crossings < config.min_candidate_crossings:
-            continue
-        region: Region | None = None
-        if (
-            float(local[inside].max()) >= strong_level
-            and text_w >= config.min_aspect * text_h
-            and crossings >= config.min_crossings
-        ):
-            # The core's box widened by half the energy window (the core of faint text
-            # is narrower than the text), continued along its text line over faint glyphs.
-            half_rows, half_cols = config.energy_rows // 2, config.energy_cols // 2
-            y0 = max(0, where[0].start + int(rows[0]) - half_rows)
-            y1 = min(height, where[0].start + int(rows[-1]) + 1 + half_rows)
-            band = (
-                slice(y0, y1),
-                slice(
-                    max(0, where[1].start + int(cols[0]) - half_cols),
-                    min(width, where[1].start + int(cols[-1]) + 1 + half_cols),
-                ),
-            )
-            x0, x1 = _along_line(energy, extent_level, band, config.line_gap_heights * text_h)
-            pad_x = config.pad_px + round(config.end_pad_heights * text_h)
-            region = (
-                max(0, x0 - pad_x),
-                max(0, y0 - config.pad_px),
-                min(width, x1 + pad_x),
-                min(height, y1 + config.pad_px),
-            )
-        found_candidates.append(_Candidate(where=where, core=core, region=region))
-    return found_candidates, weak_level > config.max_sensitive_threshold
+        for band in _line_bands(_strokes(response[where], inside)):
+            candidate = _line_candidate(response, energy, levels, where, inside, band, config)
+            if candidate is not None:
+                found.append(candidate)
+    return found, weak > config.max_sensitive_threshold
 
 
 def _merge_regions(regions: list[Region]) -> tuple[Region, ...]:
