@@ -29,6 +29,7 @@ guarantee; see ``docs/components/burned_in.md``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +74,9 @@ MAX_IMAGE_PIXELS = 8 * 1024 * 1024
 #: Smaller images are not searched (abstain ``image_too_small``).
 MIN_IMAGE_SIDE = 16
 
+#: A band beside a text line may hold up to this many lines that could not be told apart.
+_BLOCK_LINES = 4
+
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
 _UNDECODABLE = "the image could not be decoded"
 
@@ -104,10 +108,12 @@ class BurnedInConfig:
     min_text_height: int = 4
     max_text_height: int = 24
     min_candidate_px: int = 12
-    min_candidate_crossings: int = 4
-    min_crossings: int = 4
+    min_candidate_crossings: int = 3
+    min_crossings: int = 3
     min_crossing_density: float = 0.8
     min_stroke_contrast: float = 0.05
+    max_ground_ratio: float = 0.15
+    strip_crossing_density: float = 1.2
     background_tile_px: int = 16
     min_aspect: float = 1.0
     line_gap_heights: float = 1.0
@@ -130,6 +136,8 @@ class BurnedInConfig:
             "max_sensitive_threshold",
             "min_crossing_density",
             "min_stroke_contrast",
+            "max_ground_ratio",
+            "strip_crossing_density",
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 64.0:
@@ -173,7 +181,8 @@ CONFIG_A = BurnedInConfig()
 CONFIG_B = BurnedInConfig(
     mask_sigmas=12.0,
     mask_floor=0.04,
-    min_crossings=8,
+    min_candidate_crossings=4,
+    min_crossings=6,
     min_aspect=2.0,
     end_pad_heights=1.0,
     pad_px=0,
@@ -358,6 +367,7 @@ class _Candidate:
     where: tuple[slice, slice]
     core: BoolImage
     region: Region | None
+    line: Region
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,25 +381,27 @@ class _Detection:
 def _along_line(
     energy: FloatImage, level: float, where: tuple[slice, slice], gap: float
 ) -> tuple[int, int]:
-    """Columns of a text line: the blob's, extended left and right over faint glyphs.
+    """Columns of a text line: the line's, extended left and right over faint glyphs.
 
     A column continues the line when some row of the band has text energy of
     at least ``level`` (the band's mean is too strict: the faint glyphs of small
     text fill only a few of its rows); gaps of up to ``gap`` columns (about a
-    glyph) are bridged.
+    glyph) are bridged. The line grows by at most its own width on each side:
+    enough for the faint half of a line, not a walk along textured anatomy.
     """
     profile: BoolImage = np.any(energy[where[0], :] >= level, axis=0)
     x0, x1 = where[1].start, where[1].stop
+    reach = x1 - x0
     limit = int(gap)
     last = x1
     x = x1
-    while x < profile.size and x - last <= limit:
+    while x < min(profile.size, x1 + reach) and x - last <= limit:
         if profile[x]:
             last = x + 1
         x += 1
     first = x0
     x = x0 - 1
-    while x >= 0 and first - 1 - x <= limit:
+    while x >= max(0, x0 - reach) and first - 1 - x <= limit:
         if profile[x]:
             first = x
         x -= 1
@@ -411,6 +423,9 @@ def _line_candidate(
     inside: BoolImage,
     band: tuple[int, int],
     config: BurnedInConfig,
+    *,
+    beside_text: bool = False,
+    min_density: float | None = None,
 ) -> _Candidate | None:
     """One text line of a blob (rows ``band`` of it), if its strokes read as text.
 
@@ -418,12 +433,22 @@ def _line_candidate(
     *median* row, so a few noisy rows do not make texture text), densely along
     its width (at least ``min_crossing_density`` crossings per text height of
     width: text has about 2.5, the edge of an organ or a bone far fewer), with
-    strokes of at least ``min_stroke_contrast`` of the display range.
+    strokes of at least ``min_stroke_contrast`` of the display range drawn on a
+    flat ground: off the strokes (and their 1-px fringe) the median response is at
+    most ``max_ground_ratio`` of the strokes' 90th percentile. Texture and noise
+    are as strong between their "strokes" as in them.
+
+    Text comes in blocks: a line ``beside_text`` (just above or below an accepted
+    line) needs only the strokes and crossings of text — not the flat ground or the
+    density, which a faint line on noise or a line touching a rule can miss. A band
+    beside a line may also be up to :data:`_BLOCK_LINES` lines tall (lines too close,
+    or too blurred, to be told apart); it keeps the flat-ground test.
     """
     height, width = response.shape
     top, bottom = blob[0].start + band[0], blob[0].start + band[1]
     text_h = bottom - top
-    if not config.min_text_height <= text_h <= config.max_text_height:
+    tallest = config.max_text_height * (_BLOCK_LINES if beside_text else 1)
+    if not config.min_text_height <= text_h <= tallest:
         return None
     half_rows, half_cols = config.energy_rows // 2, config.energy_cols // 2
     lo, hi = max(0, band[0] - half_rows), min(inside.shape[0], band[1] + half_rows)
@@ -435,14 +460,20 @@ def _line_candidate(
     line = (slice(top, bottom), blob[1])
     line_own = inside[band[0] : band[1]]
     strokes = _strokes(response[line], line_own)
-    if float(np.percentile(response[line][strokes], 90)) < config.min_stroke_contrast:
+    stroke_level = float(np.percentile(response[line][strokes], 90))
+    if stroke_level < config.min_stroke_contrast:
+        return None
+    ground = response[line][~ndimage.binary_dilation(strokes)]
+    flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
+    if not (flat or (beside_text and text_h <= config.max_text_height)):
         return None
     cols = np.flatnonzero(strokes.any(axis=0))
     text_w = int(cols[-1] - cols[0] + 1)
     crossings = float(np.median(_row_crossings(strokes)))
     if crossings < config.min_candidate_crossings:
         return None
-    if crossings / max(text_w / text_h, 1.0) < config.min_crossing_density:
+    density = config.min_crossing_density if min_density is None else min_density
+    if crossings / max(text_w / text_h, 1.0) < density and not beside_text:
         return None
     region: Region | None = None
     if (
@@ -469,7 +500,13 @@ def _line_candidate(
             min(width, x1 + pad_x),
             min(height, y1 + config.pad_px),
         )
-    return _Candidate(where=where, core=core, region=region)
+    line_box = (
+        blob[1].start + int(cols[0]),
+        top,
+        blob[1].start + int(cols[-1]) + 1,
+        bottom,
+    )
+    return _Candidate(where=where, core=core, region=region, line=line_box)
 
 
 def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Candidate], bool]:
@@ -491,6 +528,7 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
     levels = _Levels(extent=extent, weak=weak, strong=strong)
     blobs, _ = ndimage.label(energy > extent)
     found: list[_Candidate] = []
+    pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]] = []
     for label, where in enumerate(ndimage.find_objects(blobs), start=1):
         if where is None:
             continue
@@ -499,11 +537,88 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
             continue
         if int((inside & (energy[where] >= weak)).sum()) < config.min_candidate_px:
             continue
-        for band in _line_bands(_strokes(response[where], inside)):
-            candidate = _line_candidate(response, energy, levels, where, inside, band, config)
+        strokes = _strokes(response[where], inside)
+        for band in _line_bands(strokes):
+            if band[1] - band[0] <= config.max_text_height:
+                candidate = _line_candidate(response, energy, levels, where, inside, band, config)
+                if candidate is not None:
+                    found.append(candidate)
+                else:
+                    pending.append((where, inside, band))
+                continue
+            pending.append((where, inside, band))
+            for part_where, part_inside, part_band in _strip_bands(
+                where, inside, strokes, band, config.max_text_height
+            ):
+                candidate = _line_candidate(
+                    response,
+                    energy,
+                    levels,
+                    part_where,
+                    part_inside,
+                    part_band,
+                    config,
+                    min_density=config.strip_crossing_density,
+                )
+                if candidate is not None:
+                    found.append(candidate)
+    strict = list(found)
+    for part_where, part_inside, part_band in pending:  # lines beside a text line
+        if _beside(strict, part_where, part_band):
+            candidate = _line_candidate(
+                response,
+                energy,
+                levels,
+                part_where,
+                part_inside,
+                part_band,
+                config,
+                beside_text=True,
+            )
             if candidate is not None:
                 found.append(candidate)
     return found, weak > config.max_sensitive_threshold
+
+
+def _beside(found: list[_Candidate], where: tuple[slice, slice], band: tuple[int, int]) -> bool:
+    """Whether rows ``band`` of ``where`` lie within one of their own height of an accepted
+    line, above or below it, and overlap its columns."""
+    top, bottom = where[0].start + band[0], where[0].start + band[1]
+    height = bottom - top
+    for candidate in found:
+        x0, y0, x1, y1 = candidate.line
+        vertical = top - y1 if top >= y1 else y0 - bottom
+        if -height < vertical <= height and x0 < where[1].stop and where[1].start < x1:
+            return True
+    return False
+
+
+def _strip_bands(
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    strokes: BoolImage,
+    band: tuple[int, int],
+    max_height: int,
+) -> Iterator[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]]:
+    """The text lines of a band too tall to be one: looked for again in vertical strips.
+
+    Text printed beside anatomy joins it in one blob, and over the blob's full
+    width every row crosses strokes, so no line shows. Within a strip four line
+    heights wide (half-overlapping), the rows between the text's lines, and
+    between the text and the anatomy, are quiet again. A line cut out this way
+    must read more clearly as text (``strip_crossing_density`` crossings per text
+    height; text has about 2.5): the strip's edges cut anatomy into line-like bits.
+    """
+    width = inside.shape[1]
+    strip = 4 * max_height
+    starts = range(0, max(1, width - strip // 2), strip // 2)
+    rows = slice(band[0], band[1])
+    for start in starts:
+        cols = slice(start, min(width, start + strip))
+        for sub in _line_bands(strokes[rows, cols]):
+            if sub[1] - sub[0] <= max_height:
+                sub_where = (where[0], slice(where[1].start + start, where[1].start + cols.stop))
+                yield sub_where, inside[:, cols], (band[0] + sub[0], band[0] + sub[1])
 
 
 def _merge_regions(regions: list[Region]) -> tuple[Region, ...]:
