@@ -7,15 +7,17 @@ grey PNG. Text is a dense cluster of thin strokes on a smoother background, so
 for each polarity (bright text: white top-hat; dark text: black top-hat) the
 detector averages the stroke response over a glyph-sized window — the *text
 energy* — and thresholds it at three levels, each ``median + k * 1.4826 * MAD``
-of the energy map with a floor (extent <= sensitive <= masking):
-
-* a blob above the extent level that reaches the sensitive level (hysteresis) is
-  a **text candidate** when its core (energy at the sensitive level or above) has
-  text geometry: enough pixels, a text line's height, and rows that cross several
-  strokes;
-* a candidate is **masked** when it also reaches the masking level, crosses
-  ``min_crossings`` strokes and is wide enough; its region is the core's box,
-  continued along its text line over faint glyphs and padded at both ends.
+of the energy of the image's quieter half (where text is printed) with a floor
+(extent <= sensitive <= masking). Blobs above the extent level that reach the
+sensitive level are split into **text lines** (runs of rows crossing two or more
+strokes: stacked lines share a blob but not their gap rows; a band too tall for
+one line is searched again in vertical strips), and each line is a **text
+candidate** when it reads as text: a line's height, a median row crossing
+several strokes, enough crossings per text height of width, strokes of some
+contrast on a flat ground. Lines just above or below a candidate join its block
+on weaker evidence. A candidate is **masked** when it also reaches the masking
+level, crosses ``min_crossings`` strokes and is wide enough; its region is the
+line's box, continued along the line over faint glyphs and padded at both ends.
 
 ``coverage`` is the share of text-candidate core pixels inside masked regions
 (1.0 when there is no candidate). The runtime privacy rule — the component
@@ -119,7 +121,7 @@ class BurnedInConfig:
     line_gap_heights: float = 1.0
     end_pad_heights: float = 1.0
     pad_px: int = 1
-    max_sensitive_threshold: float = 0.08
+    max_sensitive_threshold: float = 0.06
 
     def __post_init__(self) -> None:
         for name in (
@@ -322,10 +324,10 @@ def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
     return quiet
 
 
-def _threshold(sample: FloatImage, sigmas: float, floor: float) -> float:
+def _robust_spread(sample: FloatImage) -> tuple[float, float]:
+    """Median and robust spread (1.4826 * MAD) of ``sample``."""
     median = float(np.median(sample))
-    spread = 1.4826 * float(np.median(np.abs(sample - median)))
-    return max(floor, median + sigmas * spread)
+    return median, 1.4826 * float(np.median(np.abs(sample - median)))
 
 
 def _row_crossings(strokes: BoolImage) -> NDArray[np.int64]:
@@ -521,10 +523,10 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
     is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
-    sample = _background_sample(energy, config.background_tile_px)
-    extent = _threshold(sample, config.extent_sigmas, config.extent_floor)
-    weak = max(extent, _threshold(sample, config.sensitive_sigmas, config.sensitive_floor))
-    strong = max(weak, _threshold(sample, config.mask_sigmas, config.mask_floor))
+    median, spread = _robust_spread(_background_sample(energy, config.background_tile_px))
+    extent = max(config.extent_floor, median + config.extent_sigmas * spread)
+    weak = max(extent, config.sensitive_floor, median + config.sensitive_sigmas * spread)
+    strong = max(weak, config.mask_floor, median + config.mask_sigmas * spread)
     levels = _Levels(extent=extent, weak=weak, strong=strong)
     blobs, _ = ndimage.label(energy > extent)
     found: list[_Candidate] = []
