@@ -7,15 +7,17 @@ grey PNG. Text is a dense cluster of thin strokes on a smoother background, so
 for each polarity (bright text: white top-hat; dark text: black top-hat) the
 detector averages the stroke response over a glyph-sized window — the *text
 energy* — and thresholds it at three levels, each ``median + k * 1.4826 * MAD``
-of the energy map with a floor (extent <= sensitive <= masking):
-
-* a blob above the extent level that reaches the sensitive level (hysteresis) is
-  a **text candidate** when its core (energy at the sensitive level or above) has
-  text geometry: enough pixels, a text line's height, and rows that cross several
-  strokes;
-* a candidate is **masked** when it also reaches the masking level, crosses
-  ``min_crossings`` strokes and is wide enough; its region is the core's box,
-  continued along its text line over faint glyphs and padded at both ends.
+of the energy of the image's quieter half (where text is printed) with a floor
+(extent <= sensitive <= masking). Blobs above the extent level that reach the
+sensitive level are split into **text lines** (runs of rows crossing two or more
+strokes: stacked lines share a blob but not their gap rows; a band too tall for
+one line is searched again in vertical strips), and each line is a **text
+candidate** when it reads as text: a line's height, a median row crossing
+several strokes, enough crossings per text height of width, strokes of some
+contrast on a flat ground. Lines just above or below a candidate join its block
+on weaker evidence. A candidate is **masked** when it also reaches the masking
+level, crosses ``min_crossings`` strokes and is wide enough; its region is the
+line's box, continued along the line over faint glyphs and padded at both ends.
 
 ``coverage`` is the share of text-candidate core pixels inside masked regions
 (1.0 when there is no candidate). The runtime privacy rule — the component
@@ -29,6 +31,7 @@ guarantee; see ``docs/components/burned_in.md``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,6 +76,9 @@ MAX_IMAGE_PIXELS = 8 * 1024 * 1024
 #: Smaller images are not searched (abstain ``image_too_small``).
 MIN_IMAGE_SIDE = 16
 
+#: A band beside a text line may hold up to this many lines that could not be told apart.
+_BLOCK_LINES = 4
+
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
 _UNDECODABLE = "the image could not be decoded"
 
@@ -102,15 +108,20 @@ class BurnedInConfig:
     mask_sigmas: float = 6.0
     mask_floor: float = 0.025
     min_text_height: int = 4
-    max_text_height: int = 48
+    max_text_height: int = 24
     min_candidate_px: int = 12
     min_candidate_crossings: int = 3
     min_crossings: int = 3
+    min_crossing_density: float = 0.8
+    min_stroke_contrast: float = 0.05
+    max_ground_ratio: float = 0.15
+    strip_crossing_density: float = 1.2
+    background_tile_px: int = 16
     min_aspect: float = 1.0
     line_gap_heights: float = 1.0
     end_pad_heights: float = 1.0
     pad_px: int = 1
-    max_sensitive_threshold: float = 0.08
+    max_sensitive_threshold: float = 0.06
 
     def __post_init__(self) -> None:
         for name in (
@@ -125,6 +136,10 @@ class BurnedInConfig:
             "line_gap_heights",
             "end_pad_heights",
             "max_sensitive_threshold",
+            "min_crossing_density",
+            "min_stroke_contrast",
+            "max_ground_ratio",
+            "strip_crossing_density",
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 64.0:
@@ -139,12 +154,15 @@ class BurnedInConfig:
             "min_candidate_crossings",
             "min_crossings",
             "pad_px",
+            "background_tile_px",
         ):
             value = getattr(self, name)
             if type(value) is not int or not 0 <= value <= 512:
                 raise ValueError("integer thresholds must be between 0 and 512")
         if self.tophat_px < 3 or self.energy_rows < 1 or self.energy_cols < 1:
             raise ValueError("tophat_px must be at least 3 and the energy window at least 1x1")
+        if self.background_tile_px < 4:
+            raise ValueError("background_tile_px must be at least 4")
         if self.min_text_height > self.max_text_height:
             raise ValueError("min_text_height must not exceed max_text_height")
         if not (
@@ -165,7 +183,8 @@ CONFIG_A = BurnedInConfig()
 CONFIG_B = BurnedInConfig(
     mask_sigmas=12.0,
     mask_floor=0.04,
-    min_crossings=8,
+    min_candidate_crossings=4,
+    min_crossings=6,
     min_aspect=2.0,
     end_pad_heights=1.0,
     pad_px=0,
@@ -284,31 +303,73 @@ def _normalised(decoded: _Decoded) -> FloatImage:
     return 1.0 - scaled if decoded.inverted else scaled
 
 
-def _threshold(response: FloatImage, sigmas: float, floor: float) -> float:
-    median = float(np.median(response))
-    spread = 1.4826 * float(np.median(np.abs(response - median)))
-    return max(floor, median + sigmas * spread)
+def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
+    """The energy of the quieter half of the image: tiles whose median is at most the median tile.
+
+    Text is printed where it can be read — on air, a flat border or a smooth patch —
+    so the levels follow that background, not the anatomy's texture (which the
+    text-line tests below reject). An image smaller than two tiles is sampled whole.
+    """
+    rows, cols = energy.shape[0] // tile, energy.shape[1] // tile
+    if rows * cols < 2:
+        return energy.ravel()
+    tiles = (
+        energy[: rows * tile, : cols * tile]
+        .reshape(rows, tile, cols, tile)
+        .transpose(0, 2, 1, 3)
+        .reshape(rows * cols, tile * tile)
+    )
+    medians = np.median(tiles, axis=1)
+    quiet: FloatImage = tiles[medians <= np.median(medians)].ravel()
+    return quiet
 
 
-def _stroke_crossings(response: FloatImage, own: BoolImage) -> int:
-    """Most stroke starts met along one row of a blob: text crosses about two per glyph.
+def _robust_spread(sample: FloatImage) -> tuple[float, float]:
+    """Median and robust spread (1.4826 * MAD) of ``sample``."""
+    median = float(np.median(sample))
+    return median, 1.4826 * float(np.median(np.abs(sample - median)))
 
-    Strokes here are the blob's pixels above half its own 90th-percentile response,
-    so the count does not depend on the text's contrast.
+
+def _row_crossings(strokes: BoolImage) -> NDArray[np.int64]:
+    """Stroke starts met along each row: text crosses about two per glyph."""
+    padded = np.pad(strokes, ((0, 0), (1, 0)))
+    crossings: NDArray[np.int64] = np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)
+    return crossings
+
+
+def _strokes(response: FloatImage, own: BoolImage) -> BoolImage:
+    """A blob's strokes: its pixels above half its own 90th-percentile response.
+
+    Relative to the blob, so the stroke pattern does not depend on the text's contrast.
     """
     level = 0.5 * float(np.percentile(response[own], 90))
-    strokes = own & (response > level)
-    padded = np.pad(strokes, ((0, 0), (1, 0)))
-    return int(np.max(np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)))
+    strokes: BoolImage = own & (response > level)
+    return strokes
+
+
+def _line_bands(strokes: BoolImage) -> list[tuple[int, int]]:
+    """Row spans of the text lines in a blob: runs of rows that cross two or more strokes.
+
+    Lines stacked at ordinary spacing share one blob of text energy (the energy
+    window spans the gap between them), but the rows between two lines cross at
+    most one stroke; a single-row dip inside a line (a glyph's horizontal bar) is
+    bridged.
+    """
+    on = _row_crossings(strokes) >= 2
+    inner = on[1:-1] | (on[:-2] & on[2:])
+    on[1:-1] = inner
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], on.astype(np.int8), [0]))))
+    return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
-    """A text-like blob: where it is, its core pixels, and the region it earned (if any)."""
+    """A text-like line: where it is, its core pixels, and the region it earned (if any)."""
 
     where: tuple[slice, slice]
     core: BoolImage
     region: Region | None
+    line: Region
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,94 +383,244 @@ class _Detection:
 def _along_line(
     energy: FloatImage, level: float, where: tuple[slice, slice], gap: float
 ) -> tuple[int, int]:
-    """Columns of a text line: the blob's, extended left and right over faint glyphs.
+    """Columns of a text line: the line's, extended left and right over faint glyphs.
 
     A column continues the line when some row of the band has text energy of
     at least ``level`` (the band's mean is too strict: the faint glyphs of small
     text fill only a few of its rows); gaps of up to ``gap`` columns (about a
-    glyph) are bridged.
+    glyph) are bridged. The line grows by at most its own width on each side:
+    enough for the faint half of a line, not a walk along textured anatomy.
     """
     profile: BoolImage = np.any(energy[where[0], :] >= level, axis=0)
     x0, x1 = where[1].start, where[1].stop
+    reach = x1 - x0
     limit = int(gap)
     last = x1
     x = x1
-    while x < profile.size and x - last <= limit:
+    while x < min(profile.size, x1 + reach) and x - last <= limit:
         if profile[x]:
             last = x + 1
         x += 1
     first = x0
     x = x0 - 1
-    while x >= 0 and first - 1 - x <= limit:
+    while x >= max(0, x0 - reach) and first - 1 - x <= limit:
         if profile[x]:
             first = x
         x -= 1
     return first, last
 
 
+@dataclass(frozen=True, slots=True)
+class _Levels:
+    extent: float
+    weak: float
+    strong: float
+
+
+def _line_candidate(
+    response: FloatImage,
+    energy: FloatImage,
+    levels: _Levels,
+    blob: tuple[slice, slice],
+    inside: BoolImage,
+    band: tuple[int, int],
+    config: BurnedInConfig,
+    *,
+    beside_text: bool = False,
+    min_density: float | None = None,
+) -> _Candidate | None:
+    """One text line of a blob (rows ``band`` of it), if its strokes read as text.
+
+    A text line is a band of bounded height whose rows cross many strokes (the
+    *median* row, so a few noisy rows do not make texture text), densely along
+    its width (at least ``min_crossing_density`` crossings per text height of
+    width: text has about 2.5, the edge of an organ or a bone far fewer), with
+    strokes of at least ``min_stroke_contrast`` of the display range drawn on a
+    flat ground: off the strokes (and their 1-px fringe) the median response is at
+    most ``max_ground_ratio`` of the strokes' 90th percentile. Texture and noise
+    are as strong between their "strokes" as in them.
+
+    Text comes in blocks: a line ``beside_text`` (just above or below an accepted
+    line) needs only the strokes and crossings of text — not the flat ground or the
+    density, which a faint line on noise or a line touching a rule can miss. A band
+    beside a line may also be up to :data:`_BLOCK_LINES` lines tall (lines too close,
+    or too blurred, to be told apart); it keeps the flat-ground test.
+    """
+    height, width = response.shape
+    top, bottom = blob[0].start + band[0], blob[0].start + band[1]
+    text_h = bottom - top
+    tallest = config.max_text_height * (_BLOCK_LINES if beside_text else 1)
+    if not config.min_text_height <= text_h <= tallest:
+        return None
+    half_rows, half_cols = config.energy_rows // 2, config.energy_cols // 2
+    lo, hi = max(0, band[0] - half_rows), min(inside.shape[0], band[1] + half_rows)
+    where = (slice(blob[0].start + lo, blob[0].start + hi), blob[1])
+    own = inside[lo:hi]
+    core = own & (energy[where] >= levels.weak)
+    if int(core.sum()) < config.min_candidate_px:
+        return None
+    line = (slice(top, bottom), blob[1])
+    line_own = inside[band[0] : band[1]]
+    strokes = _strokes(response[line], line_own)
+    stroke_level = float(np.percentile(response[line][strokes], 90))
+    if stroke_level < config.min_stroke_contrast:
+        return None
+    ground = response[line][~ndimage.binary_dilation(strokes)]
+    flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
+    if not (flat or (beside_text and text_h <= config.max_text_height)):
+        return None
+    cols = np.flatnonzero(strokes.any(axis=0))
+    text_w = int(cols[-1] - cols[0] + 1)
+    crossings = float(np.median(_row_crossings(strokes)))
+    if crossings < config.min_candidate_crossings:
+        return None
+    density = config.min_crossing_density if min_density is None else min_density
+    if crossings / max(text_w / text_h, 1.0) < density and not beside_text:
+        return None
+    region: Region | None = None
+    if (
+        float(energy[where][own].max()) >= levels.strong
+        and text_w >= config.min_aspect * text_h
+        and crossings >= config.min_crossings
+    ):
+        # The line's box widened by half the energy window, continued along the
+        # line over faint glyphs and padded at both ends.
+        y0 = max(0, top - half_rows)
+        y1 = min(height, bottom + half_rows)
+        span = (
+            slice(y0, y1),
+            slice(
+                max(0, blob[1].start + int(cols[0]) - half_cols),
+                min(width, blob[1].start + int(cols[-1]) + 1 + half_cols),
+            ),
+        )
+        x0, x1 = _along_line(energy, levels.extent, span, config.line_gap_heights * text_h)
+        pad_x = config.pad_px + round(config.end_pad_heights * text_h)
+        region = (
+            max(0, x0 - pad_x),
+            max(0, y0 - config.pad_px),
+            min(width, x1 + pad_x),
+            min(height, y1 + config.pad_px),
+        )
+    line_box = (
+        blob[1].start + int(cols[0]),
+        top,
+        blob[1].start + int(cols[-1]) + 1,
+        bottom,
+    )
+    return _Candidate(where=where, core=core, region=region, line=line_box)
+
+
 def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Candidate], bool]:
-    """Text candidates of one polarity's top-hat response, and whether it is too cluttered.
+    """Text-line candidates of one polarity's top-hat response, and whether it is too cluttered.
 
     Text is a dense cluster of thin strokes, so the local mean of the response
     over a glyph-sized window (the *text energy*) separates it from noise far
     better than single pixels do. A blob of energy above the extent level that
-    reaches the sensitive level somewhere (hysteresis) is a candidate when its
-    core (energy at or above the sensitive level) has text geometry.
+    reaches the sensitive level somewhere (hysteresis) is split into its text
+    lines (:func:`_line_bands`); each line is tested on its own
+    (:func:`_line_candidate`). Too cluttered: even the quieter half of the image
+    is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
-    extent_level = _threshold(energy, config.extent_sigmas, config.extent_floor)
-    weak_level = max(
-        extent_level, _threshold(energy, config.sensitive_sigmas, config.sensitive_floor)
-    )
-    strong_level = max(weak_level, _threshold(energy, config.mask_sigmas, config.mask_floor))
-    blobs, _ = ndimage.label(energy > extent_level)
-    height, width = response.shape
-    found_candidates: list[_Candidate] = []
+    median, spread = _robust_spread(_background_sample(energy, config.background_tile_px))
+    extent = max(config.extent_floor, median + config.extent_sigmas * spread)
+    weak = max(extent, config.sensitive_floor, median + config.sensitive_sigmas * spread)
+    strong = max(weak, config.mask_floor, median + config.mask_sigmas * spread)
+    levels = _Levels(extent=extent, weak=weak, strong=strong)
+    blobs, _ = ndimage.label(energy > extent)
+    found: list[_Candidate] = []
+    pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]] = []
     for label, where in enumerate(ndimage.find_objects(blobs), start=1):
         if where is None:
             continue
         inside = blobs[where] == label
-        local = energy[where]
-        core = inside & (local >= weak_level)
-        if int(core.sum()) < config.min_candidate_px:
+        if float(energy[where][inside].max()) < weak:
             continue
-        rows = np.flatnonzero(core.any(axis=1))
-        cols = np.flatnonzero(core.any(axis=0))
-        text_h = int(rows[-1] - rows[0] + 1)
-        text_w = int(cols[-1] - cols[0] + 1)
-        if not config.min_text_height <= text_h <= config.max_text_height:
+        if int((inside & (energy[where] >= weak)).sum()) < config.min_candidate_px:
             continue
-        crossings = _stroke_crossings(response[where], inside)
-        if crossings < config.min_candidate_crossings:
-            continue
-        region: Region | None = None
-        if (
-            float(local[inside].max()) >= strong_level
-            and text_w >= config.min_aspect * text_h
-            and crossings >= config.min_crossings
-        ):
-            # The core's box widened by half the energy window (the core of faint text
-            # is narrower than the text), continued along its text line over faint glyphs.
-            half_rows, half_cols = config.energy_rows // 2, config.energy_cols // 2
-            y0 = max(0, where[0].start + int(rows[0]) - half_rows)
-            y1 = min(height, where[0].start + int(rows[-1]) + 1 + half_rows)
-            band = (
-                slice(y0, y1),
-                slice(
-                    max(0, where[1].start + int(cols[0]) - half_cols),
-                    min(width, where[1].start + int(cols[-1]) + 1 + half_cols),
-                ),
+        strokes = _strokes(response[where], inside)
+        for band in _line_bands(strokes):
+            if band[1] - band[0] <= config.max_text_height:
+                candidate = _line_candidate(response, energy, levels, where, inside, band, config)
+                if candidate is not None:
+                    found.append(candidate)
+                else:
+                    pending.append((where, inside, band))
+                continue
+            pending.append((where, inside, band))
+            for part_where, part_inside, part_band in _strip_bands(
+                where, inside, strokes, band, config.max_text_height
+            ):
+                candidate = _line_candidate(
+                    response,
+                    energy,
+                    levels,
+                    part_where,
+                    part_inside,
+                    part_band,
+                    config,
+                    min_density=config.strip_crossing_density,
+                )
+                if candidate is not None:
+                    found.append(candidate)
+    strict = list(found)
+    for part_where, part_inside, part_band in pending:  # lines beside a text line
+        if _beside(strict, part_where, part_band):
+            candidate = _line_candidate(
+                response,
+                energy,
+                levels,
+                part_where,
+                part_inside,
+                part_band,
+                config,
+                beside_text=True,
             )
-            x0, x1 = _along_line(energy, extent_level, band, config.line_gap_heights * text_h)
-            pad_x = config.pad_px + round(config.end_pad_heights * text_h)
-            region = (
-                max(0, x0 - pad_x),
-                max(0, y0 - config.pad_px),
-                min(width, x1 + pad_x),
-                min(height, y1 + config.pad_px),
-            )
-        found_candidates.append(_Candidate(where=where, core=core, region=region))
-    return found_candidates, weak_level > config.max_sensitive_threshold
+            if candidate is not None:
+                found.append(candidate)
+    return found, weak > config.max_sensitive_threshold
+
+
+def _beside(found: list[_Candidate], where: tuple[slice, slice], band: tuple[int, int]) -> bool:
+    """Whether rows ``band`` of ``where`` lie within one of their own height of an accepted
+    line, above or below it, and overlap its columns."""
+    top, bottom = where[0].start + band[0], where[0].start + band[1]
+    height = bottom - top
+    for candidate in found:
+        x0, y0, x1, y1 = candidate.line
+        vertical = top - y1 if top >= y1 else y0 - bottom
+        if -height < vertical <= height and x0 < where[1].stop and where[1].start < x1:
+            return True
+    return False
+
+
+def _strip_bands(
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    strokes: BoolImage,
+    band: tuple[int, int],
+    max_height: int,
+) -> Iterator[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]]:
+    """The text lines of a band too tall to be one: looked for again in vertical strips.
+
+    Text printed beside anatomy joins it in one blob, and over the blob's full
+    width every row crosses strokes, so no line shows. Within a strip four line
+    heights wide (half-overlapping), the rows between the text's lines, and
+    between the text and the anatomy, are quiet again. A line cut out this way
+    must read more clearly as text (``strip_crossing_density`` crossings per text
+    height; text has about 2.5): the strip's edges cut anatomy into line-like bits.
+    """
+    width = inside.shape[1]
+    strip = 4 * max_height
+    starts = range(0, max(1, width - strip // 2), strip // 2)
+    rows = slice(band[0], band[1])
+    for start in starts:
+        cols = slice(start, min(width, start + strip))
+        for sub in _line_bands(strokes[rows, cols]):
+            if sub[1] - sub[0] <= max_height:
+                sub_where = (where[0], slice(where[1].start + start, where[1].start + cols.stop))
+                yield sub_where, inside[:, cols], (band[0] + sub[0], band[0] + sub[1])
 
 
 def _merge_regions(regions: list[Region]) -> tuple[Region, ...]:

@@ -77,8 +77,9 @@ def nominal() -> list[Case]:
 
 @pytest.fixture(scope="module")
 def adverse() -> list[Case]:
-    # Seeds 29 and 32 hold faint text that configuration B leaves unmasked.
-    return _cases("adverse_acquisition", (*range(8), 29, 32))
+    # Seeds 22 and 29 hold faint text that configuration B leaves unmasked; seed 125 a
+    # stacked block of four 10-px lines at an 11-px pitch, too blurred to split into lines.
+    return _cases("adverse_acquisition", (*range(8), 22, 29, 125))
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +144,29 @@ def test_faint_glyphs_at_the_end_of_a_line_are_masked_with_it(seed: int, config:
     covered = identifier_coverage(source.truth, output.output["regions"])
     assert min(covered) >= MISS_FRACTION or "privacy" in output.safety_failures
     assert min(covered) >= MISS_FRACTION
+
+
+@pytest.mark.parametrize("seed", [70, 104, 125])
+def test_stacked_blocks_and_faint_lines_of_the_adverse_slice_are_masked(seed: int) -> None:
+    """Stacked blocks (issue 11) and faint 9-10 px lines on noise that an intermediate
+    detector missed without a privacy failure; configuration A now masks them all."""
+    source = generate_burned_in_identifier_coverage(seed, "adverse_acquisition")
+    conservative = run(source.asset, CONFIG_A)
+    assert min(identifier_coverage(source.truth, conservative.output["regions"])) >= MISS_FRACTION
+    permissive = run(source.asset, CONFIG_B)
+    covered = identifier_coverage(source.truth, permissive.output["regions"])
+    assert min(covered) >= MISS_FRACTION or "privacy" in permissive.safety_failures
+
+
+def test_the_adverse_slice_holds_stacked_blocks_and_none_is_missed_silently(
+    adverse: list[Case],
+) -> None:
+    stacked = [case for case in adverse if any("block" in i for i in case.truth["identifiers"])]
+    assert len(stacked) >= 4
+    for case in stacked:
+        for output in case.outputs():
+            covered = identifier_coverage(case.truth, output.output["regions"])
+            assert min(covered) >= MISS_FRACTION or "privacy" in output.safety_failures
 
 
 def test_low_contrast_text_is_still_covered_by_the_conservative_configuration(

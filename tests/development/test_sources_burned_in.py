@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import warnings
 from typing import Any
 
@@ -16,10 +17,14 @@ from pytest_openmed._canonical import canonical_json
 from pytest_openmed.development.sources import SLICES, GeneratedSource
 from pytest_openmed.development.sources.burned_in import (
     CARRIERS,
+    STACKED_FONT_PX,
+    STACKED_LINES,
+    STACKED_PITCH_EXTRA,
     _rle,
     generate_burned_in_identifier_coverage,
     identifier_coverage,
     identifier_masks,
+    render_on_background,
 )
 
 
@@ -151,3 +156,76 @@ def test_run_length_encoding_round_trips(mask: list[list[bool]]) -> None:
 def test_bad_arguments_are_refused(seed: Any, slice_name: str, carrier: Any) -> None:
     with pytest.raises(ValueError):
         generate_burned_in_identifier_coverage(seed, slice_name, carrier=carrier)
+
+
+def test_the_adverse_slice_draws_stacked_blocks_at_ordinary_line_spacing() -> None:
+    """Issue 11: identifier lines stacked at ordinary spacing (12 px text at 13-15 px pitch,
+    16 px at 17-19 px) were never generated, so their silent miss went unseen."""
+    blocks = 0
+    for seed in range(12):
+        source = generate_burned_in_identifier_coverage(seed, "adverse_acquisition")
+        lines = [i for i in source.truth["identifiers"] if "block" in i]
+        if not lines:
+            continue
+        blocks += 1
+        assert STACKED_LINES[0] <= len(lines) <= STACKED_LINES[1]
+        assert [i["line"] for i in lines] == list(range(len(lines)))
+        font_px = lines[0]["font_px"]
+        assert STACKED_FONT_PX[0] <= font_px <= STACKED_FONT_PX[1]
+        for upper, lower in itertools.pairwise(lines):
+            assert upper["box"][3] <= lower["box"][1]  # no shared row: exact per-line masks
+            pitch = lower["box"][1] - upper["box"][1]
+            assert font_px < pitch <= font_px + STACKED_PITCH_EXTRA[1] + 2  # glyph tops vary
+    assert blocks >= 3
+    for name in ("nominal", "ambiguity_conflict"):
+        for seed in range(6):
+            truth = generate_burned_in_identifier_coverage(seed, name).truth
+            assert not any("block" in i for i in truth["identifiers"])
+
+
+def test_text_is_rendered_onto_a_callers_background() -> None:
+    background = np.full((160, 240), 0.2)
+    background[:, 120:] = np.linspace(0.2, 0.9, 120)  # a ramp: no smooth patch there
+    source = render_on_background(
+        background, 3, carrier="dicom16", font_px=12, contrast=0.3, lines=3, pitch=15
+    )
+    assert source is not None and source.slice == "adverse_acquisition"
+    again = render_on_background(
+        background, 3, carrier="dicom16", font_px=12, contrast=0.3, lines=3, pitch=15
+    )
+    assert again is not None and again.asset == source.asset
+    identifiers = source.truth["identifiers"]
+    assert [i["line"] for i in identifiers] == [0, 1, 2]
+    pixels = _pixels(source).astype(np.float64) / 4095
+    for mask in identifier_masks(source.truth):
+        assert pixels[mask].mean() > 0.2 + 0.15  # the text is really there, on the flat half
+        assert not mask[:, 120:].any()
+    noisy = np.random.default_rng(0).uniform(0.0, 1.0, (64, 64))
+    assert render_on_background(noisy, 1, carrier="png8", font_px=12, contrast=0.3) is None
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"carrier": "jpeg"},
+        {"font_px": 60},
+        {"lines": 3, "pitch": 12},
+        {"contrast": 0.0},
+        {"seed": -1},
+    ],
+)
+def test_bad_rendering_arguments_are_refused(change: dict[str, Any]) -> None:
+    arguments: dict[str, Any] = {
+        "seed": 1,
+        "carrier": "png8",
+        "font_px": 12,
+        "contrast": 0.3,
+        "lines": 1,
+        "pitch": None,
+    }
+    arguments.update(change)
+    seed = arguments.pop("seed")
+    with pytest.raises(ValueError):
+        render_on_background(np.full((64, 64), 0.2), seed, **arguments)
+    with pytest.raises(ValueError):
+        render_on_background(np.full((64, 64), 2.0), 1, carrier="png8", font_px=12, contrast=0.3)

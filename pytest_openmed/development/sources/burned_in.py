@@ -17,7 +17,10 @@ bytes are identical for a seed. Slices:
 * ``nominal`` — clear text (contrast 0.35–0.9 of the display range) on the
   dark field, little noise; DICOM carries Burned In Annotation ``YES``;
 * ``adverse_acquisition`` — low contrast (0.12–0.3), bright or dark text, over
-  the body as well, more noise, a slight blur, smaller fonts;
+  the body as well, more noise, a slight blur, smaller fonts; on about half the
+  sources one identifier is a **stacked block** of 2–5 lines at ordinary line
+  spacing (top-to-top pitch of ``font_px + 1`` to ``font_px + 3``: 12 px text at
+  13–15 px, 16 px at 17–19 px), the corner-block layout of CT/MR/US consoles;
 * ``ambiguity_conflict`` — the Burned In Annotation attribute disagrees with
   the pixels (``NO`` with text, ``YES`` without, or absent), text-like
   non-identifier distractors (tick marks, a thin curve), overlay planes.
@@ -26,7 +29,12 @@ Truth: ``identifiers`` [{``box``, ``mask_rle``, ``pixels``, ``contrast``,
 ``font_px``}], where the mask is every pixel whose glyph coverage is at least
 :data:`GLYPH_COVERAGE` (run-length encoded inside the box, row-major, first run
 unset; decode with :func:`identifier_masks`), plus ``shape``, ``carrier``,
-``burned_in_annotation_attribute`` and ``overlay_planes``.
+``burned_in_annotation_attribute`` and ``overlay_planes``. Each line of a stacked
+block is its own identifier (with ``block`` and ``line`` numbers).
+
+:func:`render_on_background` draws the same identifier strings (one line or a
+stacked block) onto a caller's background, e.g. a real CT, MR, CR or ultrasound
+image, so that the component can be measured on real anatomy and real noise.
 """
 
 from __future__ import annotations
@@ -47,9 +55,13 @@ __all__ = [
     "CARRIERS",
     "GLYPH_COVERAGE",
     "MISS_FRACTION",
+    "STACKED_FONT_PX",
+    "STACKED_LINES",
+    "STACKED_PITCH_EXTRA",
     "generate_burned_in_identifier_coverage",
     "identifier_coverage",
     "identifier_masks",
+    "render_on_background",
 ]
 
 #: The closed set of carriers the generator writes.
@@ -73,6 +85,12 @@ _MAX_BACKGROUND_SPREAD = 0.15
 _PLACEMENT_ROUNDS = 4
 #: Text plus background stays this far inside the display range.
 _HEADROOM = 0.03
+
+#: Stacked blocks (adverse slice): how many lines, which font sizes, and how much
+#: the top-to-top line pitch exceeds the font size (ordinary line spacing).
+STACKED_LINES = (2, 5)
+STACKED_FONT_PX = (10, 16)
+STACKED_PITCH_EXTRA = (1, 3)
 
 FloatImage = NDArray[np.float64]
 BoolImage = NDArray[np.bool_]
@@ -167,13 +185,61 @@ def _place(
     return None
 
 
-def _glyph_alpha(text: str, font_px: int) -> FloatImage:
+def _block_alphas(texts: Sequence[str], font_px: int, pitch: int) -> list[FloatImage]:
+    """One alpha image per line, all of the block's size, lines ``pitch`` px apart (top to top).
+
+    Lines share the font's cap line, as a console prints them; with ``pitch``
+    above the glyph height (identifier tokens have no descenders) no two lines
+    share a row, so each line's mask is exact.
+    """
     font = ImageFont.load_default(size=font_px)
-    left, top, right, bottom = font.getbbox(text)
-    canvas = Image.new("L", (int(right - left) + 2, int(bottom - top) + 2), 0)
-    ImageDraw.Draw(canvas).text((1 - left, 1 - top), text, fill=255, font=font)
-    alpha: FloatImage = np.asarray(canvas, dtype=np.float64) / 255.0
-    return alpha
+    boxes = [font.getbbox(text) for text in texts]
+    left = min(int(b[0]) for b in boxes)
+    top = min(int(b[1]) for b in boxes)
+    width = max(int(b[2]) for b in boxes) - left + 2
+    height = (len(texts) - 1) * pitch + max(int(b[3]) for b in boxes) - top + 2
+    alphas = []
+    for index, text in enumerate(texts):
+        canvas = Image.new("L", (width, height), 0)
+        ImageDraw.Draw(canvas).text((1 - left, 1 - top + index * pitch), text, fill=255, font=font)
+        alphas.append(np.asarray(canvas, dtype=np.float64) / 255.0)
+    return alphas
+
+
+def _identifier(alpha: FloatImage, x: int, y: int, contrast: float, font_px: int) -> dict[str, Any]:
+    """The truth entry of one drawn line whose (block-sized) alpha sits at ``x, y``."""
+    mask = alpha >= GLYPH_COVERAGE
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    box = (x + int(cols[0]), y + int(rows[0]), x + int(cols[-1]) + 1, y + int(rows[-1]) + 1)
+    inner = mask[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
+    return {
+        "box": list(box),
+        "mask_rle": _rle(inner),
+        "pixels": int(inner.sum()),
+        "contrast": round(contrast, 6),
+        "font_px": font_px,
+    }
+
+
+def _draw(
+    rng: np.random.Generator,
+    image: FloatImage,
+    taken: BoolImage,
+    alphas: list[FloatImage],
+    anywhere: bool,
+    wanted: float,
+    font_px: int,
+) -> list[dict[str, Any]] | None:
+    """Place one block (one or more lines) and draw it; its lines' truth, or ``None``."""
+    block = np.maximum.reduce(alphas) if len(alphas) > 1 else alphas[0]
+    placed = _place(rng, image, (block.shape[1], block.shape[0]), taken, anywhere, wanted)
+    if placed is None:
+        return None
+    x, y, contrast = placed
+    h, w = block.shape
+    image[y : y + h, x : x + w] += contrast * block
+    taken[y : y + h, x : x + w] = True
+    return [_identifier(alpha, x, y, contrast, font_px) for alpha in alphas]
 
 
 def _rle(mask: BoolImage) -> list[int]:
@@ -334,38 +400,32 @@ def generate_burned_in_identifier_coverage(
     ambiguous = slice_name == "ambiguity_conflict"
     without_text = ambiguous and rng.random() < 0.25
     count = 0 if without_text else int(rng.integers(1, 5))
+    stacked = adverse and count > 0 and rng.random() < 0.5
     identifiers: list[dict[str, Any]] = []
+    blocks = 0
     for _ in range(_PLACEMENT_ROUNDS * count):  # a block that does not fit is redrawn
-        if len(identifiers) == count:
+        if blocks == count:
             break
-        font_px = int(rng.integers(9, 16)) if adverse else int(rng.integers(11, 23))
-        alpha = _glyph_alpha(_token(rng), font_px)
+        if stacked and blocks == 0:
+            font_px = int(rng.integers(STACKED_FONT_PX[0], STACKED_FONT_PX[1] + 1))
+            extra = int(rng.integers(STACKED_PITCH_EXTRA[0], STACKED_PITCH_EXTRA[1] + 1))
+            lines = int(rng.integers(STACKED_LINES[0], STACKED_LINES[1] + 1))
+            alphas = _block_alphas([_token(rng) for _ in range(lines)], font_px, font_px + extra)
+        else:
+            font_px = int(rng.integers(9, 16)) if adverse else int(rng.integers(11, 23))
+            alphas = _block_alphas([_token(rng)], font_px, font_px)
         if adverse:
             wanted = float(rng.uniform(0.12, 0.3)) * (1.0 if rng.random() < 0.75 else -1.0)
         else:
             wanted = float(rng.uniform(0.35, 0.9))
-        placed = _place(
-            rng, image, (alpha.shape[1], alpha.shape[0]), taken, adverse or ambiguous, wanted
-        )
-        if placed is None:
+        drawn = _draw(rng, image, taken, alphas, adverse or ambiguous, wanted, font_px)
+        if drawn is None:
             continue
-        x, y, contrast = placed
-        h, w = alpha.shape
-        image[y : y + h, x : x + w] += contrast * alpha
-        taken[y : y + h, x : x + w] = True
-        mask = alpha >= GLYPH_COVERAGE
-        rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
-        box = (x + int(cols[0]), y + int(rows[0]), x + int(cols[-1]) + 1, y + int(rows[-1]) + 1)
-        inner = mask[rows[0] : rows[-1] + 1, cols[0] : cols[-1] + 1]
-        identifiers.append(
-            {
-                "box": list(box),
-                "mask_rle": _rle(inner),
-                "pixels": int(inner.sum()),
-                "contrast": round(contrast, 6),
-                "font_px": font_px,
-            }
-        )
+        if len(drawn) > 1:
+            for line, entry in enumerate(drawn):
+                entry["block"], entry["line"] = blocks, line
+        identifiers += drawn
+        blocks += 1
     if ambiguous:
         _distractors(rng, image, taken)
     if adverse:
@@ -378,6 +438,20 @@ def generate_burned_in_identifier_coverage(
     if ambiguous:
         attribute = ["YES", "NO", None][int(rng.integers(0, 3))]
         overlays = int(rng.integers(0, 3))
+    return _source(image, seed, slice_name, carrier, identifiers, attribute, overlays, rng)
+
+
+def _source(
+    image: FloatImage,
+    seed: int,
+    slice_name: str,
+    carrier: str,
+    identifiers: list[dict[str, Any]],
+    attribute: str | None,
+    overlays: int,
+    rng: np.random.Generator,
+) -> GeneratedSource:
+    """Quantise ``image`` (display range [0, 1]) for ``carrier``, encode it, attach the truth."""
     if carrier == "dicom16":
         values: NDArray[Any] = np.rint(image * 4095).astype(np.uint16)
     elif carrier == "png16":
@@ -393,9 +467,56 @@ def generate_burned_in_identifier_coverage(
         attribute, overlays = None, 0
     truth = {
         "carrier": carrier,
-        "shape": list(shape),
+        "shape": list(image.shape),
         "identifiers": identifiers,
         "burned_in_annotation_attribute": attribute,
         "overlay_planes": overlays,
     }
     return GeneratedSource(asset=asset, media_type=media_type, slice=slice_name, truth=truth)
+
+
+def render_on_background(
+    background: NDArray[np.floating[Any]],
+    seed: int,
+    *,
+    carrier: str,
+    font_px: int,
+    contrast: float,
+    lines: int = 1,
+    pitch: int | None = None,
+) -> GeneratedSource | None:
+    """Synthetic identifier text (one line, or ``lines`` stacked ``pitch`` px apart) drawn on a
+    caller's ``background``.
+
+    ``background`` is a grey image scaled to the display range [0, 1] (e.g. a real image
+    between its 0.1 and 99.9 percentiles). The block goes near a corner or an edge, where
+    consoles print it, else anywhere, always on a smooth patch as in the generator; the
+    polarity flips where only the other one fits. No noise or blur is added: the
+    background's own remain. ``None`` when no place fits. Truth as for the generator
+    (slice ``adverse_acquisition``, Burned In Annotation ``YES`` on DICOM carriers).
+    """
+    if type(seed) is not int or seed < 0:
+        raise ValueError("seed must be a non-negative integer")
+    if carrier not in CARRIERS:
+        raise ValueError("carrier must be one of: dicom16, dicom8, png8, png16")
+    image = np.array(background, dtype=np.float64)
+    if image.ndim != 2 or min(image.shape) < 16 or not np.all((image >= 0.0) & (image <= 1.0)):
+        raise ValueError("background must be a 2-D image in [0, 1], at least 16 px a side")
+    pitch = font_px + 1 if pitch is None else pitch
+    if not (6 <= font_px <= 48 and 1 <= lines <= 8 and pitch > font_px and 0.0 < contrast <= 1.0):
+        raise ValueError("font_px, lines, pitch or contrast is out of range")
+    rng = np.random.default_rng([seed, font_px, lines, pitch, CARRIERS.index(carrier)])
+    taken = np.zeros(image.shape, dtype=bool)
+    alphas = _block_alphas([_token(rng) for _ in range(lines)], font_px, pitch)
+    drawn = None
+    for anywhere in (False, True):
+        drawn = _draw(rng, image, taken, alphas, anywhere, contrast, font_px)
+        if drawn is not None:
+            break
+    if drawn is None:
+        return None
+    if lines > 1:
+        for line, entry in enumerate(drawn):
+            entry["block"], entry["line"] = 0, line
+    image = np.clip(image, 0.0, 1.0)
+    return _source(image, seed, "adverse_acquisition", carrier, drawn, "YES", 0, rng)

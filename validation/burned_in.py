@@ -1,0 +1,484 @@
+"""Validation of the burned_in component on real images (issue 11).
+
+Run ``python validation/burned_in.py`` (needs the ``dev`` extra: ``pydicom-data``
+and ``deid-data``). It reads only files shipped inside installed packages —
+pydicom's bundled test files, ``pydicom-data``'s data store and ``deid-data`` —
+and never downloads anything. Three sets:
+
+* **text-free**: real CT, MR, CR and ultrasound images without burned-in text,
+  as shipped (native single-frame DICOM) or derived from a real file (one frame
+  of a multi-frame object, a decompressed copy, a 512-px tile or a half-resolution
+  copy of a large radiograph, the grey scan area of an ultrasound image);
+* **real text**: the real ultrasound image of ``deid-data`` whose burned-in
+  identifiers and label column are real pixels (tokens found below);
+* **rendered**: synthetic identifier strings (one line, or stacked blocks at
+  ordinary line spacing) drawn by the generator onto every text-free
+  background at contrasts 0.12–0.6, carried as DICOM and PNG.
+
+It prints every target with its figure and whether it holds, and exits 1 if
+any does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import io
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import ndimage
+
+from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B, BurnedInConfig, run
+from pytest_openmed.development.sources.burned_in import (
+    MISS_FRACTION,
+    identifier_coverage,
+    render_on_background,
+)
+
+__all__ = [
+    "RealImage",
+    "label_tokens",
+    "real_file",
+    "rendered_sources",
+    "text_free_image",
+    "text_free_images",
+]
+
+Array = NDArray[Any]
+
+#: Where each package keeps its files, relative to the package directory.
+_ROOTS = {"pydicom": "data/test_files", "data_store": "data", "deid_data": "data"}
+
+
+def real_file(package: str, name: str) -> Path:
+    """A file shipped inside an installed package (never downloaded); KeyError if absent."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise KeyError(f"package {package} is not installed (install the dev extra)")
+    path = Path(spec.origin).parent / _ROOTS[package] / name
+    if not path.is_file():
+        raise KeyError(f"{package} does not ship {name}")
+    return path
+
+
+def _dataset(package: str, name: str) -> Any:
+    import pydicom
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pydicom.dcmread(real_file(package, name))
+
+
+@dataclass(frozen=True, slots=True)
+class RealImage:
+    """One real image: its name, modality, the asset the component reads, and its display image."""
+
+    name: str
+    modality: str
+    asset: bytes
+    display: Array  # float in [0, 1], MONOCHROME1 inverted: the background for rendering
+
+
+def _display(pixels: Array, inverted: bool) -> Array:
+    image = pixels.astype(np.float64)
+    low, high = np.percentile(image, (0.1, 99.9))
+    scaled: Array = np.clip((image - low) / max(high - low, 1e-9), 0.0, 1.0)
+    return 1.0 - scaled if inverted else scaled
+
+
+def _native(dataset: Any, pixels: Array) -> bytes:
+    """``dataset`` rewritten as native Explicit VR Little Endian, one frame of ``pixels``."""
+    from pydicom.uid import ExplicitVRLittleEndian
+
+    out = dataset.copy()
+    out.file_meta = dataset.file_meta.copy()
+    out.file_meta.TransferSyntaxUID = ExplicitVRLittleEndian
+    for keyword in ("NumberOfFrames", "PerFrameFunctionalGroupsSequence", "PlanarConfiguration"):
+        if keyword in out:
+            delattr(out, keyword)
+    if pixels.ndim == 3 or out.PhotometricInterpretation not in ("MONOCHROME1", "MONOCHROME2"):
+        out.PhotometricInterpretation = "MONOCHROME2"
+        out.SamplesPerPixel = 1
+    if pixels.dtype == np.uint8:
+        out.BitsAllocated, out.BitsStored, out.HighBit = 8, 8, 7
+    out.Rows, out.Columns = pixels.shape
+    out.PixelData = np.ascontiguousarray(pixels).astype(pixels.dtype.newbyteorder("<")).tobytes()
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out.save_as(buffer, enforce_file_format=True)
+    return buffer.getvalue()
+
+
+def _grey(dataset: Any, frame: int | None = None) -> Array:
+    """The luminance of a colour (RGB, YBR or palette) ultrasound image, as 8-bit grey."""
+    from pydicom.pixels import apply_color_lut, convert_color_space
+
+    pixels = dataset.pixel_array if frame is None else dataset.pixel_array[frame]
+    photometric = dataset.PhotometricInterpretation
+    if photometric == "PALETTE COLOR":
+        pixels = apply_color_lut(pixels, dataset)
+        if pixels.dtype != np.uint8:
+            pixels = (pixels >> 8).astype(np.uint8)
+    elif photometric.startswith("YBR"):
+        pixels = convert_color_space(pixels, photometric, "RGB")
+    luma = pixels[..., :3].astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    grey: Array = np.rint(luma).astype(np.uint8)
+    return grey
+
+
+def _image(
+    name: str, modality: str, dataset: Any, pixels: Array, *, as_shipped: bytes | None
+) -> RealImage:
+    inverted = str(dataset.get("PhotometricInterpretation", "")) == "MONOCHROME1"
+    asset = as_shipped if as_shipped is not None else _native(dataset, pixels)
+    return RealImage(name, modality, asset, _display(pixels, inverted))
+
+
+#: Native single-frame monochrome files read as shipped: (package, file, modality).
+_AS_SHIPPED = (
+    ("pydicom", "CT_small.dcm", "CT"),
+    ("data_store", "693_UNCR.dcm", "CT"),
+    ("pydicom", "MR_small.dcm", "MR"),
+    ("pydicom", "examples_overlay.dcm", "MR"),
+    ("data_store", "MR-SIEMENS-DICOM-WithOverlays.dcm", "MR"),
+    ("data_store", "MR2_UNCR.dcm", "MR"),
+)
+#: Compressed single-frame CT decoded by pydicom and re-encoded as native DICOM.
+_DECOMPRESSED = (
+    ("data_store", "explicit_VR-UN.dcm", "CT"),
+    ("pydicom", "J2K_pixelrep_mismatch.dcm", "CT"),
+)
+#: Multi-frame objects: the middle frame, one image per acquisition (the frames of one
+#: series are near-duplicates and would outweigh the other images).
+_FRAMES = (("data_store", "eCT_Supplemental.dcm", "CT"), ("data_store", "emri_small.dcm", "MR"))
+#: Radiographs too large for one asset: 512-px tiles (a 3 x 3 grid) and a half-resolution copy,
+#: each with the box (rows, columns) of its burned-in laterality marker, if any: RG3 carries
+#: an "R"; tiles and copies that overlap a marker are left out (a marker is text).
+_RADIOGRAPHS = (
+    ("data_store", "RG1_UNCR.dcm", "CR", None),
+    ("data_store", "RG3_UNCR.dcm", "CR", (1360, 1490, 1130, 1230)),
+)
+#: The grey scan area (rows, columns) of real ultrasound images, clear of every label,
+#: scale and caliper: (package, file, modality, frame, crop).
+_SCAN_AREAS = (
+    ("deid_data", "ultrasounds/GREYSCALE_IMAGE.dcm", None, (slice(180, 700), slice(130, 890))),
+    ("deid_data", "ultrasounds/RGB_IMAGE.dcm", None, (slice(90, 720), slice(40, 660))),
+    ("data_store", "US1_UNCR.dcm", None, (slice(112, 332), slice(45, 595))),
+    ("data_store", "OBXXXX1A.dcm", None, (slice(110, 440), slice(210, 760))),
+    ("data_store", "gdcm-US-ALOKA-16.dcm", None, (slice(95, 415), slice(50, 330))),
+    ("data_store", "gdcm-US-ALOKA-16.dcm", None, (slice(95, 415), slice(345, 600))),
+)
+
+
+def text_free_image(name: str) -> RealImage:
+    """The text-free image called ``name`` (as listed by ``--list``); KeyError if none is."""
+    for image in text_free_images():
+        if image.name == name:
+            return image
+    raise KeyError(f"no text-free image {name}")
+
+
+def text_free_images() -> Iterator[RealImage]:
+    """Real CT, MR, CR and ultrasound images without burned-in text (see the module docstring)."""
+    for package, name, modality in _AS_SHIPPED:
+        dataset = _dataset(package, name)
+        yield _image(
+            name,
+            modality,
+            dataset,
+            dataset.pixel_array,
+            as_shipped=real_file(package, name).read_bytes(),
+        )
+    for package, name, modality in _DECOMPRESSED:
+        dataset = _dataset(package, name)
+        yield _image(f"{name}:native", modality, dataset, dataset.pixel_array, as_shipped=None)
+    for package, name, modality in _FRAMES:
+        dataset = _dataset(package, name)
+        frame = int(dataset.NumberOfFrames) // 2
+        pixels = dataset.pixel_array[frame]
+        yield _image(f"{name}:frame{frame}", modality, dataset, pixels, as_shipped=None)
+    for package, name, modality, marked in _RADIOGRAPHS:
+        dataset = _dataset(package, name)
+        pixels = dataset.pixel_array
+        rows = np.linspace(0, pixels.shape[0] - 512, 3).astype(int)
+        cols = np.linspace(0, pixels.shape[1] - 512, 3).astype(int)
+        for i, y in enumerate(rows):
+            for j, x in enumerate(cols):
+                if marked is None or not (
+                    y < marked[1] and marked[0] < y + 512 and x < marked[3] and marked[2] < x + 512
+                ):
+                    tile = pixels[y : y + 512, x : x + 512]
+                    yield _image(f"{name}:tile{i}{j}", modality, dataset, tile, as_shipped=None)
+        if marked is None:
+            height, width = (pixels.shape[0] // 2) * 2, (pixels.shape[1] // 2) * 2
+            half = pixels[:height, :width].reshape(height // 2, 2, width // 2, 2).mean(axis=(1, 3))
+            half = np.rint(half).astype(pixels.dtype)
+            yield _image(f"{name}:half", modality, dataset, half, as_shipped=None)
+    for package, name, _frame, crop in _SCAN_AREAS:
+        dataset = _dataset(package, name)
+        grey = (
+            _grey(dataset)
+            if dataset.PhotometricInterpretation != "MONOCHROME2"
+            else dataset.pixel_array
+        )
+        area = np.ascontiguousarray(grey[crop]).astype(np.uint8)
+        label = f"{name}:scan[{crop[0].start}:{crop[0].stop},{crop[1].start}:{crop[1].stop}]"
+        yield _image(label, "US", dataset, area, as_shipped=None)
+
+
+# --------------------------------------------------------------------------- real text
+
+#: The real ultrasound image with burned-in identifiers, its scan area (rows, columns),
+#: and the display level above which a pixel is (bright, white) label text.
+_LABELLED = ("deid_data", "ultrasounds/GREYSCALE_IMAGE.dcm")
+_LABELLED_SCAN = (slice(88, 712), slice(122, 900))
+_TEXT_LEVEL = 0.5
+#: Its patient banner (rows): name, patient ID, birth date, sex, institution, study date
+#: and time — the identifier tokens. The other labels (probe, preset, gain, scale, zoom)
+#: are acquisition text.
+_BANNER_ROWS = 22
+
+
+def label_tokens() -> tuple[bytes, list[Array], list[Array]]:
+    """The real labelled ultrasound image and the pixel masks of its text tokens:
+    the identifier tokens of its patient banner, and its other labels.
+
+    Tokens are found in the pixels outside the scan area: bright pixels (the labels are
+    white) grouped into words by closing gaps of up to 4 px along a line; groups of
+    fewer than 12 pixels or 5 rows (tick marks, the scale's dots) or taller than 30 rows
+    (the grey-scale bar) are not tokens.
+    """
+    dataset = _dataset(*_LABELLED)
+    display = _display(dataset.pixel_array, inverted=False)
+    text = display >= _TEXT_LEVEL
+    text[_LABELLED_SCAN] = False
+    words, _ = ndimage.label(
+        ndimage.binary_closing(text, structure=np.ones((1, 9), dtype=bool)) | text
+    )
+    tokens = []
+    for label, where in enumerate(ndimage.find_objects(words), start=1):
+        if where is None:
+            continue
+        mask = np.zeros(text.shape, dtype=bool)
+        mask[where] = (words[where] == label) & text[where]
+        height = where[0].stop - where[0].start
+        width = where[1].stop - where[1].start
+        if mask.sum() >= 12 and 5 <= height <= 30 and width >= 4:
+            tokens.append(mask)
+    banner = [t for t in tokens if not t[_BANNER_ROWS:].any()]
+    labels = [t for t in tokens if t[_BANNER_ROWS:].any()]
+    return real_file(*_LABELLED).read_bytes(), banner, labels
+
+
+# --------------------------------------------------------------------------- rendered
+
+#: Rendered cases per background: (font_px, lines, pitch). Stacked blocks at ordinary
+#: line spacing (12 px text at 13-15 px pitch, 16 px at 17-18 px) and single lines.
+RENDERINGS = (
+    (12, 3, 15),
+    (12, 4, 13),
+    (16, 3, 18),
+    (16, 5, 17),
+    (14, 4, 16),
+    (9, 1, 10),
+    (12, 1, 13),
+    (20, 1, 21),
+)
+CONTRASTS = (0.12, 0.2, 0.35, 0.6)
+RENDER_CARRIERS = ("dicom16", "png8", "dicom8", "png16")
+
+
+def rendered_sources(backgrounds: list[RealImage]) -> Iterator[tuple[str, Any]]:
+    """Identifier text on each background: every rendering; contrasts and carriers rotate."""
+    index = 0
+    for number, image in enumerate(backgrounds):
+        for font_px, lines, pitch in RENDERINGS:
+            contrast = CONTRASTS[(index + number) % len(CONTRASTS)]
+            carrier = RENDER_CARRIERS[(index // len(CONTRASTS) + number) % len(RENDER_CARRIERS)]
+            index += 1
+            source = render_on_background(
+                image.display,
+                index,
+                carrier=carrier,
+                font_px=font_px,
+                contrast=contrast,
+                lines=lines,
+                pitch=pitch,
+            )
+            if source is not None:
+                yield f"{image.modality}:{image.name}:{font_px}px/{lines}@{pitch}:{carrier}", source
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    name: str
+    figure: str
+    holds: bool
+
+
+def _masked_share(output: Any, shape: tuple[int, int]) -> float:
+    masked = np.zeros(shape, dtype=bool)
+    for x0, y0, x1, y1 in output.output["regions"]:
+        masked[y0:y1, x0:x1] = True
+    return float(masked.mean())
+
+
+def _text_free_targets(images: list[RealImage], configs: dict[str, BurnedInConfig]) -> list[Target]:
+    targets = []
+    for label, config in configs.items():
+        flagged, shares, analysed, mr_abstained, mr_total = [], [], [], 0, 0
+        for image in images:
+            output = run(image.asset, config)
+            if "privacy" in output.safety_failures:
+                flagged.append(image.name)
+            share = _masked_share(output, image.display.shape)
+            shares.append(share)
+            if not output.abstained:
+                analysed.append(share)
+            if image.modality == "MR":
+                mr_total += 1
+                mr_abstained += output.abstained
+        rate = len(flagged) / len(images)
+        targets.append(
+            Target(
+                f"text-free real images, config {label}: privacy failure rate <= 10 %",
+                f"{rate:.1%} ({len(flagged)}/{len(images)}) {sorted(flagged)[:6]}",
+                rate <= 0.10,
+            )
+        )
+        mean_share = float(np.mean(analysed)) if analysed else 0.0
+        targets.append(
+            Target(
+                f"text-free real images analysed, config {label}: mean masked area <= 2 %",
+                f"{mean_share:.2%} over {len(analysed)} analysed (max {max(analysed):.2%}); "
+                f"{float(np.mean(shares)):.2%} over all {len(images)}, abstentions included",
+                mean_share <= 0.02,
+            )
+        )
+        targets.append(
+            Target(
+                f"text-free real MR, config {label}: analysed, not abstained wholesale (< 50 %)",
+                f"{mr_total - mr_abstained}/{mr_total} analysed",
+                mr_abstained < 0.5 * mr_total,
+            )
+        )
+    return targets
+
+
+def _masked_shares(output: Any, tokens: list[Array]) -> list[float]:
+    masked = np.zeros(tokens[0].shape, dtype=bool)
+    for x0, y0, x1, y1 in output.output["regions"]:
+        masked[y0:y1, x0:x1] = True
+    return [float((t & masked).sum() / t.sum()) for t in tokens]
+
+
+def _real_text_targets(configs: dict[str, BurnedInConfig]) -> list[Target]:
+    asset, banner, labels = label_tokens()
+    targets = []
+    for label, config in configs.items():
+        output = run(asset, config)
+        missed = sum(share < MISS_FRACTION for share in _masked_shares(output, banner))
+        others = sum(share >= MISS_FRACTION for share in _masked_shares(output, labels))
+        flagged = "privacy" in output.safety_failures
+        targets.append(
+            Target(
+                f"real ultrasound banner, config {label}: every identifier token masked",
+                f"{len(banner) - missed}/{len(banner)} masked; other labels {others}/"
+                f"{len(labels)} masked, privacy failure {'yes' if flagged else 'no'}",
+                missed == 0,
+            )
+        )
+    return targets
+
+
+def _rendered_targets(
+    images: list[RealImage], configs: dict[str, BurnedInConfig], args_verbose: bool = False
+) -> list[Target]:
+    sources = list(rendered_sources(images))
+    targets = []
+    for label, config in configs.items():
+        silent: dict[str, list[str]] = {"DICOM": [], "PNG": []}
+        blocks: dict[str, int] = {"DICOM": 0, "PNG": 0}
+        strings = missed = analysed = analysed_missed = 0
+        for name, source in sources:
+            output = run(source.asset, config)
+            covered = identifier_coverage(source.truth, output.output["regions"])
+            strings += len(covered)
+            missed += sum(c < MISS_FRACTION for c in covered)
+            if not output.abstained:
+                analysed += len(covered)
+                analysed_missed += sum(c < MISS_FRACTION for c in covered)
+            if args_verbose and min(covered) < MISS_FRACTION:
+                print(f"  missed ({label}): {name} {[round(c, 2) for c in covered]}")
+            carrier = "DICOM" if source.media_type == "application/dicom" else "PNG"
+            if len(covered) > 1:
+                blocks[carrier] += 1
+            reported = "privacy" in output.safety_failures or output.abstained
+            if min(covered) < MISS_FRACTION and not reported:
+                silent[carrier].append(name)
+        for carrier in ("DICOM", "PNG"):
+            targets.append(
+                Target(
+                    f"rendered on real backgrounds ({carrier}), config {label}: zero silent misses",
+                    f"{len(silent[carrier])} silent, {blocks[carrier]} stacked blocks "
+                    f"{silent[carrier][:3]}",
+                    not silent[carrier],
+                )
+            )
+        limit = 0.05 if label == "A" else 0.10
+        rate = analysed_missed / analysed
+        targets.append(
+            Target(
+                f"rendered strings at contrast >= 0.12 on images analysed, config {label}: "
+                f"missed < {limit:.0%}",
+                f"{rate:.1%} ({analysed_missed}/{analysed}); {missed / strings:.1%} "
+                f"({missed}/{strings}) with the abstentions (too noisy for such text)",
+                rate < limit,
+            )
+        )
+    return targets
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--list", action="store_true", help="list the text-free images and exit")
+    parser.add_argument("--verbose", action="store_true", help="name every missed rendering")
+    parser.add_argument(
+        "--only", choices=("text-free", "real-text", "rendered"), help="run one set only"
+    )
+    args = parser.parse_args(argv)
+    images = list(text_free_images())
+    if args.list:
+        for image in images:
+            print(f"{image.modality:3} {image.name} {image.display.shape}")
+        return 0
+    configs = {"A": CONFIG_A, "B": CONFIG_B}
+    sections: dict[str, Callable[[], list[Target]]] = {
+        "text-free": lambda: _text_free_targets(images, configs),
+        "real-text": lambda: _real_text_targets(configs),
+        "rendered": lambda: _rendered_targets(images, configs, args.verbose),
+    }
+    failed = 0
+    for name, section in sections.items():
+        if args.only not in (None, name):
+            continue
+        for target in section():
+            failed += not target.holds
+            print(f"[{'HOLDS' if target.holds else 'FAILS'}] {target.name}: {target.figure}")
+    print(f"{failed} target(s) fail" if failed else "every target holds")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
