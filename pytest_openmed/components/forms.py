@@ -89,15 +89,18 @@ def _check_box(box: object, width: int, height: int) -> Box:
 
 @dataclass(frozen=True, slots=True)
 class FormField:
-    """One template field: its name, kind and nominal outline box (template pixels).
+    """One template field: its name, kind, nominal outline box and printed placeholder.
 
     Boxes are ``[x0, y0, x1, y1]`` in pixel-edge coordinates: the outline covers
-    columns ``x0 .. x1 - 1`` and rows ``y0 .. y1 - 1``.
+    columns ``x0 .. x1 - 1`` and rows ``y0 .. y1 - 1``. ``placeholder`` (optional)
+    is the box, inside the field's interior, where the blank form prints grey
+    hint text ("if any", "dose and frequency"): part of the template, not an entry.
     """
 
     name: str
     kind: FieldKind
     box: Box
+    placeholder: Box | None = None
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or _NAME.fullmatch(self.name) is None:
@@ -108,6 +111,25 @@ class FormField:
         x0, y0, x1, y1 = self.box
         if min(x1 - x0, y1 - y0) < 2 * INTERIOR_INSET_PX + 4:
             raise ValueError("a field box is too small to read its interior")
+        if self.placeholder is not None:
+            px0, py0, px1, py1 = _check_box(self.placeholder, MAX_TEMPLATE_SIDE, MAX_TEMPLATE_SIDE)
+            inset = INTERIOR_INSET_PX
+            if not (
+                x0 + inset <= px0 and y0 + inset <= py0 and px1 <= x1 - inset and py1 <= y1 - inset
+            ):
+                raise ValueError("a placeholder box must lie inside its field's interior")
+            object.__setattr__(self, "placeholder", (px0, py0, px1, py1))
+
+
+def _field_mapping(form_field: FormField) -> dict[str, Any]:
+    mapping: dict[str, Any] = {
+        "name": form_field.name,
+        "kind": form_field.kind,
+        "box": list(form_field.box),
+    }
+    if form_field.placeholder is not None:
+        mapping["placeholder"] = list(form_field.placeholder)
+    return mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +193,20 @@ class FormTemplate:
             raise ValueError("a template needs between 1 and 128 fields and four marks")
         fields = []
         for raw in raw_fields:
-            if not isinstance(raw, Mapping) or set(raw) != {"name", "kind", "box"}:
-                raise ValueError("a template field has exactly the keys: box, kind, name")
-            fields.append(FormField(name=raw["name"], kind=raw["kind"], box=raw["box"]))
+            if not isinstance(raw, Mapping) or not (
+                {"name", "kind", "box"} <= set(raw) <= {"name", "kind", "box", "placeholder"}
+            ):
+                raise ValueError(
+                    "a template field has the keys box, kind, name and optionally placeholder"
+                )
+            fields.append(
+                FormField(
+                    name=raw["name"],
+                    kind=raw["kind"],
+                    box=raw["box"],
+                    placeholder=raw.get("placeholder"),
+                )
+            )
         marks = []
         for raw_mark in raw_marks:
             if type(raw_mark) is not list or len(raw_mark) != 2:
@@ -196,7 +229,7 @@ class FormTemplate:
             "height": self.height,
             "mark_size": self.mark_size,
             "marks": [list(m) for m in self.marks],
-            "fields": [{"name": f.name, "kind": f.kind, "box": list(f.box)} for f in self.fields],
+            "fields": [_field_mapping(f) for f in self.fields],
         }
 
     def __repr__(self) -> str:
@@ -236,9 +269,13 @@ def _default_template() -> FormTemplate:
     fields = [
         FormField(name, "checkbox", (x, y, x + checkbox, y + checkbox)) for name, x, y in checkboxes
     ]
-    fields += [FormField(name, "text", (80, y, 560, y + 40)) for name, y in texts]
+    # Each text box prints a grey hint at its right end, as many real forms do.
+    fields += [
+        FormField(name, "text", (80, y, 560, y + 40), placeholder=(420, y + 9, 552, y + 31))
+        for name, y in texts
+    ]
     return FormTemplate(
-        name="openmed_synthetic_intake_v1",
+        name="openmed_synthetic_intake_v2",
         width=640,
         height=800,
         mark_size=20,
