@@ -244,6 +244,10 @@ _MIN_STROKE_REFERENCE = 0.4
 _MIN_CONTRAST = 48.0
 #: More dark blobs than this is not a form page.
 _MAX_MARK_CANDIDATES = 4096
+#: A placeholder box is widened by this many pixels: blur spreads the print past it.
+_PLACEHOLDER_MARGIN_PX = 3
+#: The print level of a placeholder box is this quantile of its darkness (its peak).
+_PRINT_QUANTILE = 0.995
 #: The boundary ring runs from this many pixels outside the outline ...
 RING_INNER_PX = 4
 #: ... to this many; nothing is printed there, so ink in it crossed the boundary.
@@ -292,21 +296,23 @@ DEFAULT_TEMPLATE = _default_template()
 class FormsConfig:
     """Thresholds of the form reader.
 
-    Darkness is ``(paper - pixel) / (paper - ink)`` with paper and ink levels
-    measured on the page (ink from the registration marks). Fractions are of
-    the field interior; spans are the ink extent over the interior extent.
+    Darkness is ``(paper - pixel) / (paper - ink)`` in the page's darkest
+    channel, with paper and ink levels measured on the page (ink from the
+    registration marks). *Evidence* is anything at least ``faint_darkness``
+    dark that is neither a speck nor the page's printed placeholder text;
+    *ink* is evidence at least ``ink_darkness`` dark. Pixel counts and extents
+    are in template pixels; fractions and spans are of the field interior.
     """
 
     template: FormTemplate = DEFAULT_TEMPLATE
     ink_darkness: float = 0.5
     faint_darkness: float = 0.18
     min_component_px: int = 6
-    empty_max_fraction: float = 0.0005
-    faint_empty_max_fraction: float = 0.01
     checked_min_fraction: float = 0.06
     checked_min_span: float = 0.5
-    filled_min_fraction: float = 0.006
-    filled_min_span: float = 0.2
+    filled_min_ink_px: int = 24
+    filled_min_extent_px: int = 16
+    print_margin: float = 0.15
     abstain_on_boundary_ink: bool = True
     boundary_ink_min_px: int = 8
     max_rotation_deg: float = 4.0
@@ -316,19 +322,23 @@ class FormsConfig:
     def __post_init__(self) -> None:
         if type(self.template) is not FormTemplate:
             raise TypeError("template must be a FormTemplate")
-        for name in ("min_component_px", "boundary_ink_min_px", "search_radius_px"):
+        for name in (
+            "min_component_px",
+            "boundary_ink_min_px",
+            "search_radius_px",
+            "filled_min_ink_px",
+        ):
             value = getattr(self, name)
             if type(value) is not int or not 1 <= value <= 4096:
                 raise ValueError("integer thresholds must be between 1 and 4096")
+        if type(self.filled_min_extent_px) is not int or not 0 <= self.filled_min_extent_px <= 4096:
+            raise ValueError("integer thresholds must be between 0 and 4096")
         for name in (
             "ink_darkness",
             "faint_darkness",
-            "empty_max_fraction",
-            "faint_empty_max_fraction",
             "checked_min_fraction",
             "checked_min_span",
-            "filled_min_fraction",
-            "filled_min_span",
+            "print_margin",
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 1.0:
@@ -346,7 +356,7 @@ class FormsConfig:
         return f"FormsConfig(template={self.template!r})"
 
 
-#: Conservative: strong ink only, abstains on short, faint or boundary-crossing marks.
+#: Conservative: strong ink only; abstains on marks too small, faint or crossing a boundary.
 CONFIG_A = FormsConfig()
 
 #: Permissive: faint ink counts, any mark is read as checked/filled, boundary ink is ignored.
@@ -356,8 +366,8 @@ CONFIG_B = FormsConfig(
     min_component_px=4,
     checked_min_fraction=0.01,
     checked_min_span=0.0,
-    filled_min_fraction=0.0005,
-    filled_min_span=0.0,
+    filled_min_ink_px=4,
+    filled_min_extent_px=0,
     abstain_on_boundary_ink=False,
     max_rotation_deg=6.0,
     max_mark_residual_px=3.0,
@@ -369,19 +379,25 @@ CONFIG_B = FormsConfig(
 
 
 def _decode_png(asset: bytes) -> GreyImage:
-    """Decode a PNG to grey levels 0..255, refusing bombs before decoding."""
+    """Decode a PNG to its darkest channel 0..255, refusing bombs before decoding.
+
+    The darkest channel, not luminance: luminance weights blue at 11 %, so a
+    light-blue ballpoint would lose most of its contrast; in the red channel it
+    keeps it. On a grey page both are the same.
+    """
     if not asset.startswith(PNG_SIGNATURE):
         raise UnsupportedAsset("the forms component reads PNG images only")
-    grey = read_png(
+    rgb = read_png(
         asset,
         modes=_PNG_MODES,
         max_side=MAX_IMAGE_SIDE,
         max_pixels=MAX_IMAGE_PIXELS,
         unsupported="unsupported PNG pixel mode or animation",
         corrupt="the PNG image could not be decoded",
-        convert="L",
+        convert="RGB",
     )
-    return np.asarray(grey, dtype=np.uint8)
+    darkest: GreyImage = np.asarray(rgb, dtype=np.uint8).min(axis=2)
+    return darkest
 
 
 # --------------------------------------------------------------------------- registration
@@ -540,30 +556,74 @@ def _stroke_reference(crops: list[FloatImage]) -> float:
     return min(max(float(np.median(peaks)), _MIN_STROKE_REFERENCE), 1.0)
 
 
-def _field_state(crop: FloatImage, kind: str, config: FormsConfig, reference: float) -> str:
+def _placeholder_slices(form_field: FormField) -> tuple[slice, slice] | None:
+    """The field's placeholder box, widened by a margin, in its crop's coordinates."""
+    if form_field.placeholder is None:
+        return None
+    x0, y0 = form_field.box[:2]
+    px0, py0, px1, py1 = form_field.placeholder
+    r, m = RING_OUTER_PX, _PLACEHOLDER_MARGIN_PX
+    return (
+        slice(max(py0 - y0 + r - m, 0), py1 - y0 + r + m),
+        slice(max(px0 - x0 + r - m, 0), px1 - x0 + r + m),
+    )
+
+
+def _print_level(fields: tuple[FormField, ...], crops: list[FloatImage]) -> float:
+    """How dark the page's printed placeholder text reads: the median of each box's peak.
+
+    Every placeholder on a page is printed alike, and most are not written
+    over, so the median over the template's placeholder boxes is the print,
+    measured on this very page (blur and toner included). 0 without placeholders.
+    """
+    peaks = []
+    for form_field, crop in zip(fields, crops, strict=True):
+        region = _placeholder_slices(form_field)
+        if region is not None:
+            peaks.append(float(np.quantile(crop[region], _PRINT_QUANTILE)))
+    return float(np.median(peaks)) if peaks else 0.0
+
+
+def _field_state(
+    crop: FloatImage,
+    form_field: FormField,
+    config: FormsConfig,
+    reference: float,
+    print_level: float,
+) -> str:
     r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
-    interior = crop[r + inset : -r - inset, r + inset : -r - inset]
     ink_level = config.ink_darkness * reference
-    ink = _without_specks(interior >= ink_level, config.min_component_px)
-    ink_fraction = float(ink.mean())
     if config.abstain_on_boundary_ink:
         ring = _without_specks(crop >= ink_level, config.min_component_px)
         inner = r - RING_INNER_PX
         ring[inner:-inner, inner:-inner] = False
         if int(ring.sum()) >= config.boundary_ink_min_px:
             return "abstain"
-    if ink_fraction <= config.empty_max_fraction:
-        faint_level = config.faint_darkness * reference
-        faint = _without_specks(interior >= faint_level, config.min_component_px)
-        return "empty" if float(faint.mean()) <= config.faint_empty_max_fraction else "abstain"
+    # Printed placeholder text is part of the blank form: inside its box only
+    # what is clearly darker than the print is someone's mark.
+    marked = crop.copy()
+    region = _placeholder_slices(form_field)
+    if region is not None:
+        printed = marked[region]
+        printed[printed <= print_level + config.print_margin] = 0.0
+    interior = marked[r + inset : -r - inset, r + inset : -r - inset]
+    evidence = _without_specks(
+        interior >= config.faint_darkness * reference, config.min_component_px
+    )
+    if not evidence.any():
+        return "empty"
+    ink = _without_specks(interior >= ink_level, config.min_component_px)
     span_x, span_y = _span(ink)
-    if kind == "checkbox":
+    if form_field.kind == "checkbox":
         confident = (
-            ink_fraction >= config.checked_min_fraction
+            float(ink.mean()) >= config.checked_min_fraction
             and min(span_x, span_y) >= config.checked_min_span
         )
         return "checked" if confident else "abstain"
-    confident = ink_fraction >= config.filled_min_fraction and span_x >= config.filled_min_span
+    # A short entry ("5 mg") is as much an entry as a long one: what makes a
+    # mark doubtful is too little ink or too small an extent, not a narrow span.
+    extent = max(span_x * ink.shape[1], span_y * ink.shape[0])
+    confident = int(ink.sum()) >= config.filled_min_ink_px and extent >= config.filled_min_extent_px
     return "filled" if confident else "abstain"
 
 
@@ -596,11 +656,12 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
         )
     crops = [_field_darkness(grey, registration, f.box) for f in template.fields]
     reference = _stroke_reference(crops)
+    print_level = _print_level(template.fields, crops)
     height, width = grey.shape
     fields: dict[str, dict[str, Any]] = {}
     for form_field, crop in zip(template.fields, crops, strict=True):
         fields[form_field.name] = {
-            "state": _field_state(crop, form_field.kind, config, reference),
+            "state": _field_state(crop, form_field, config, reference, print_level),
             "box": _image_box(registration, form_field.box, width, height),
         }
     ambiguous = any(entry["state"] == "abstain" for entry in fields.values())

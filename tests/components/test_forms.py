@@ -133,8 +133,11 @@ def test_adverse_pages_are_registered_without_confident_errors(
             read = output.output["fields"][name]
             assert read["state"] in (truth["state"], "abstain")
             assert _iou(read["box"], truth["box"]) >= 0.8
-            correct += read["state"] == truth["state"]
-            total += 1
+            # Pencil is fainter than A's ink level: A may abstain on it, never misread it.
+            if config is CONFIG_B or case.source.truth["ink"] != "pencil":
+                correct += read["state"] == truth["state"]
+                total += 1
+    assert total >= 3 * len(DEFAULT_TEMPLATE.fields)
     assert correct / total >= 0.95
 
 
