@@ -300,13 +300,16 @@ class FormsConfig:
     channel, with paper and ink levels measured on the page (ink from the
     registration marks). *Evidence* is anything at least ``faint_darkness``
     dark that is neither a speck nor the page's printed placeholder text;
-    *ink* is evidence at least ``ink_darkness`` dark. Pixel counts and extents
+    *ink* is evidence at least ``ink_darkness`` dark. ``faint_darkness`` is the
+    same for both configurations: "empty" claims nothing was written, so it
+    needs the most sensitive level that still clears paper noise and JPEG
+    ringing, however permissive the reading of what was written. Pixel counts and extents
     are in template pixels; fractions and spans are of the field interior.
     """
 
     template: FormTemplate = DEFAULT_TEMPLATE
     ink_darkness: float = 0.5
-    faint_darkness: float = 0.18
+    faint_darkness: float = 0.12
     min_component_px: int = 6
     checked_min_fraction: float = 0.06
     checked_min_span: float = 0.5
@@ -362,7 +365,6 @@ CONFIG_A = FormsConfig()
 #: Permissive: faint ink counts, any mark is read as checked/filled, boundary ink is ignored.
 CONFIG_B = FormsConfig(
     ink_darkness=0.2,
-    faint_darkness=0.2,
     min_component_px=4,
     checked_min_fraction=0.01,
     checked_min_span=0.0,

@@ -176,3 +176,55 @@ def test_pencil_makes_a_abstain_rather_than_guess() -> None:
                 a_reads.append(read_a[name])
                 assert read_b[name] == truth["state"]
     assert "abstain" in a_reads and "empty" not in a_reads
+
+
+def _empty_placeholder_field(clean: list[GeneratedSource]) -> tuple[int, Any]:
+    return next(
+        (index, f)
+        for index, source in enumerate(clean)
+        for f in DEFAULT_TEMPLATE.fields
+        if f.placeholder is not None and source.truth["fields"][f.name]["state"] == "empty"
+    )
+
+
+def _edited(source: GeneratedSource, image: np.ndarray[Any, Any]) -> GeneratedSource:
+    out = io.BytesIO()
+    Image.fromarray(image).save(out, format="PNG")
+    return GeneratedSource(out.getvalue(), "image/png", source.slice)
+
+
+def test_the_print_level_is_measured_on_the_page(clean: list[GeneratedSource]) -> None:
+    # Darker toner: every placeholder prints at about 1.6x its generated darkness.
+    index, field = _empty_placeholder_field(clean)
+    source = clean[index]
+    image = np.array(Image.open(io.BytesIO(source.asset)).convert("L")).astype(np.float64)
+    paper = float(np.median(image))
+    shift_x = source.truth["fields"][field.name]["box"][0] - field.box[0]
+    shift_y = source.truth["fields"][field.name]["box"][1] - field.box[1]
+    for f in DEFAULT_TEMPLATE.fields:
+        if f.placeholder is not None:
+            px0, py0, px1, py1 = f.placeholder
+            rows = slice(py0 + shift_y, py1 + shift_y)
+            cols = slice(px0 + shift_x, px1 + shift_x)
+            image[rows, cols] = paper - 1.6 * (paper - image[rows, cols])
+    darker = _edited(source, np.clip(np.rint(image), 0, 255).astype(np.uint8))
+    for config in CONFIGS.values():
+        assert _states(darker, config)[field.name] == "empty"
+
+
+def test_a_pale_entry_is_never_called_empty_by_either_configuration(
+    clean: list[GeneratedSource],
+) -> None:
+    # Before: CONFIG_B looked for evidence only at its ink level (0.2), so a pale
+    # entry just below it read "empty"; evidence is now sought at one faint level.
+    index, field = _empty_placeholder_field(clean)
+    source = clean[index]
+    image = np.array(Image.open(io.BytesIO(source.asset)).convert("L"))
+    paper, ink = float(np.median(image)), float(image.min())
+    x0, y0 = source.truth["fields"][field.name]["box"][:2]
+    pale = round(paper - 0.17 * (paper - ink))
+    for offset in range(0, 40, 8):  # a pale, hatched scrawl at the start of the box
+        image[y0 + 14 : y0 + 26, x0 + 14 + offset : x0 + 16 + offset] = pale
+    written = _edited(source, image)
+    for config in CONFIGS.values():
+        assert _states(written, config)[field.name] != "empty"
