@@ -55,7 +55,7 @@ FIELD_STATES = ("checked", "filled", "empty", "abstain")
 FIELD_KINDS = ("checkbox", "text")
 
 #: Closed vocabulary of component-level abstain reasons.
-ABSTAIN_REASONS = ("page_unregistered", "ambiguous_marks")
+ABSTAIN_REASONS = ("page_unregistered", "page_too_blurred", "ambiguous_marks")
 
 #: Decoding limits checked from the PNG header before any pixel is decoded.
 MAX_IMAGE_SIDE = 4096
@@ -238,7 +238,9 @@ class FormTemplate:
 
 #: Interior inset (template pixels) that excludes the printed 2-px outline.
 INTERIOR_INSET_PX = 6
-#: Thresholds never scale below this share of their nominal value, however blurred the page.
+#: A thin printed stroke reading lighter than this share of the ink means the page is
+#: too blurred to read (Gaussian radius about 2.5 px): the outline's blur reaches into
+#: the interior, and thresholds scaled any lower would read that blur as marks.
 _MIN_STROKE_REFERENCE = 0.4
 #: Paper and ink must differ by at least this many grey levels (of 255).
 _MIN_CONTRAST = 48.0
@@ -555,7 +557,7 @@ def _stroke_reference(crops: list[FloatImage]) -> float:
     peaks = [
         float(np.max(np.median(c[r - 3 : r + 5, r + inset : -r - inset], axis=1))) for c in crops
     ]
-    return min(max(float(np.median(peaks)), _MIN_STROKE_REFERENCE), 1.0)
+    return min(float(np.median(peaks)), 1.0)
 
 
 def _placeholder_slices(form_field: FormField) -> tuple[slice, slice] | None:
@@ -658,8 +660,16 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
         )
     crops = [_field_darkness(grey, registration, f.box) for f in template.fields]
     reference = _stroke_reference(crops)
-    print_level = _print_level(template.fields, crops)
     height, width = grey.shape
+    if reference < _MIN_STROKE_REFERENCE:
+        blurred = {
+            f.name: {"state": "abstain", "box": _image_box(registration, f.box, width, height)}
+            for f in template.fields
+        }
+        return ComponentOutput(
+            output={"fields": blurred}, abstained=True, abstain_reason="page_too_blurred"
+        )
+    print_level = _print_level(template.fields, crops)
     fields: dict[str, dict[str, Any]] = {}
     for form_field, crop in zip(template.fields, crops, strict=True):
         fields[form_field.name] = {

@@ -16,7 +16,7 @@ from typing import Any
 import font_intuitive
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageFilter
 
 from pytest_openmed.components.forms import CONFIG_A, CONFIG_B, DEFAULT_TEMPLATE, FormsConfig, run
 from pytest_openmed.development.sources import GeneratedSource
@@ -193,6 +193,10 @@ def _edited(source: GeneratedSource, image: np.ndarray[Any, Any]) -> GeneratedSo
     return GeneratedSource(out.getvalue(), "image/png", source.slice)
 
 
+def _with_truth(page: GeneratedSource, source: GeneratedSource) -> GeneratedSource:
+    return GeneratedSource(page.asset, page.media_type, page.slice, dict(source.truth))
+
+
 def test_the_print_level_is_measured_on_the_page(clean: list[GeneratedSource]) -> None:
     # Darker toner: every placeholder prints at about 1.6x its generated darkness.
     index, field = _empty_placeholder_field(clean)
@@ -228,3 +232,28 @@ def test_a_pale_entry_is_never_called_empty_by_either_configuration(
     written = _edited(source, image)
     for config in CONFIGS.values():
         assert _states(written, config)[field.name] != "empty"
+
+
+@pytest.mark.parametrize("radius", [3.0, 4.0])
+def test_a_page_blurred_past_the_operating_range_abstains_whole(radius: float) -> None:
+    # Before: thresholds stopped scaling at the floor and CONFIG_B read the
+    # outline's blur inside empty boxes as marks (33 of 80 fields wrong at 3 px).
+    source = generate_form_grounding(2000, "nominal")
+    blurred = Image.open(io.BytesIO(source.asset)).filter(ImageFilter.GaussianBlur(radius))
+    page = _edited(source, np.asarray(blurred))
+    for config in CONFIGS.values():
+        output = run(page.asset, config)
+        assert output.abstain_reason == "page_too_blurred"
+        for name, read in output.output["fields"].items():
+            assert read["state"] == "abstain"
+            assert read["box"] == source.truth["fields"][name]["box"]  # still grounded
+
+
+def test_blur_within_the_operating_range_is_read() -> None:
+    source = generate_form_grounding(2000, "nominal")
+    blurred = Image.open(io.BytesIO(source.asset)).filter(ImageFilter.GaussianBlur(2.0))
+    page = _edited(source, np.asarray(blurred))
+    for config in CONFIGS.values():
+        output = run(page.asset, config)
+        assert output.abstain_reason != "page_too_blurred"
+        assert _wrong(_with_truth(page, source), config) == []
