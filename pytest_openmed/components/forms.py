@@ -8,10 +8,13 @@ nominal boxes) travels in the configuration, so the pinned call
 ``dataclasses.replace(CONFIG_A, template=FormTemplate.from_mapping(doc))``.
 The component registers the page on its four solid corner marks (a similarity
 transform: rotation, uniform scale, offset), resamples the page into the
-template frame, and reads ink inside each field's interior and in a thin ring
-just outside it. A field whose marks are ambiguous (a short or faint mark, or
-ink crossing the field boundary) abstains instead of guessing; the component as
-a whole abstains when any field abstains or the page cannot be registered.
+template frame, and reads ink (in the darkest colour channel) inside each
+field's interior and in a thin ring just outside it. Grey hint text the blank
+form prints in a declared placeholder box is measured on the page and set
+aside. A field is empty only when it holds no evidence at all; a field whose
+marks are ambiguous (too little or too faint ink, or ink crossing the field
+boundary) abstains instead of guessing; the component as a whole abstains when
+any field abstains, the page is too blurred, or it cannot be registered.
 Outputs are candidates for review, not clinical facts.
 """
 

@@ -16,6 +16,7 @@ from typing import Any
 import font_intuitive
 import numpy as np
 import pytest
+from jsonschema import Draft202012Validator
 from PIL import Image, ImageFilter
 
 from pytest_openmed.components.forms import CONFIG_A, CONFIG_B, DEFAULT_TEMPLATE, FormsConfig, run
@@ -25,6 +26,7 @@ from pytest_openmed.development.sources.forms import (
     INKS,
     generate_form_grounding,
 )
+from pytest_openmed.schemas import load_schema
 
 HAND_DRAWN = str(font_intuitive.Intuitive)
 CONFIGS = {"A": CONFIG_A, "B": CONFIG_B}
@@ -244,6 +246,7 @@ def test_a_page_blurred_past_the_operating_range_abstains_whole(radius: float) -
     for config in CONFIGS.values():
         output = run(page.asset, config)
         assert output.abstain_reason == "page_too_blurred"
+        Draft202012Validator(load_schema("component-forms")).validate(output.to_dict())
         for name, read in output.output["fields"].items():
             assert read["state"] == "abstain"
             assert read["box"] == source.truth["fields"][name]["box"]  # still grounded
