@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pytest_openmed.components import forms
+from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.forms import (
     ACQUISITIONS,
     INKS,
@@ -77,7 +78,9 @@ def _fonts() -> list[str | None]:
     return [None, *_system_fonts(), *_package_fonts()]
 
 
-def _pages(pages: int, seed: int, fonts: list[str | None]) -> Iterator[tuple[str, str, object]]:
+def _pages(
+    pages: int, seed: int, fonts: list[str | None]
+) -> Iterator[tuple[str, str, GeneratedSource]]:
     for ink in INKS:
         for acquisition in ACQUISITIONS:
             for index in range(pages):
@@ -105,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     special_total: Counter[str] = Counter()
     placeholders = {f.name for f in forms.DEFAULT_TEMPLATE.fields if f.placeholder is not None}
     for ink, acquisition, source in _pages(args.pages, args.seed, fonts):
-        truth = source.truth["fields"]  # type: ignore[attr-defined]
+        truth = source.truth["fields"]
         for name, config in CONFIGS.items():
-            read = forms.run(source.asset, config).output["fields"]  # type: ignore[attr-defined]
+            read = forms.run(source.asset, config).output["fields"]
             key = (name, ink, acquisition)
             for field, expected in truth.items():
                 state = read[field]["state"]
