@@ -71,6 +71,6 @@ def read_png(
                 raise UnsupportedAsset(unsupported)
             image.load()
             pixels = np.array(image if convert is None else image.convert(convert))
-    if pixels.shape != (height, width):
+    if pixels.shape[:2] != (height, width):  # a converted colour image adds a channel axis
         raise CorruptAsset(corrupt)
     return pixels

@@ -8,10 +8,13 @@ nominal boxes) travels in the configuration, so the pinned call
 ``dataclasses.replace(CONFIG_A, template=FormTemplate.from_mapping(doc))``.
 The component registers the page on its four solid corner marks (a similarity
 transform: rotation, uniform scale, offset), resamples the page into the
-template frame, and reads ink inside each field's interior and in a thin ring
-just outside it. A field whose marks are ambiguous (a short or faint mark, or
-ink crossing the field boundary) abstains instead of guessing; the component as
-a whole abstains when any field abstains or the page cannot be registered.
+template frame, and reads ink (in the darkest colour channel) inside each
+field's interior and in a thin ring just outside it. Grey hint text the blank
+form prints in a declared placeholder box is measured on the page and set
+aside. A field is empty only when it holds no evidence at all; a field whose
+marks are ambiguous (too little or too faint ink, or ink crossing the field
+boundary) abstains instead of guessing; the component as a whole abstains when
+any field abstains, the page is too blurred, or it cannot be registered.
 Outputs are candidates for review, not clinical facts.
 """
 
@@ -55,7 +58,7 @@ FIELD_STATES = ("checked", "filled", "empty", "abstain")
 FIELD_KINDS = ("checkbox", "text")
 
 #: Closed vocabulary of component-level abstain reasons.
-ABSTAIN_REASONS = ("page_unregistered", "ambiguous_marks")
+ABSTAIN_REASONS = ("page_unregistered", "page_too_blurred", "ambiguous_marks")
 
 #: Decoding limits checked from the PNG header before any pixel is decoded.
 MAX_IMAGE_SIDE = 4096
@@ -89,15 +92,18 @@ def _check_box(box: object, width: int, height: int) -> Box:
 
 @dataclass(frozen=True, slots=True)
 class FormField:
-    """One template field: its name, kind and nominal outline box (template pixels).
+    """One template field: its name, kind, nominal outline box and printed placeholder.
 
     Boxes are ``[x0, y0, x1, y1]`` in pixel-edge coordinates: the outline covers
-    columns ``x0 .. x1 - 1`` and rows ``y0 .. y1 - 1``.
+    columns ``x0 .. x1 - 1`` and rows ``y0 .. y1 - 1``. ``placeholder`` (optional)
+    is the box, inside the field's interior, where the blank form prints grey
+    hint text ("if any", "dose and frequency"): part of the template, not an entry.
     """
 
     name: str
     kind: FieldKind
     box: Box
+    placeholder: Box | None = None
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or _NAME.fullmatch(self.name) is None:
@@ -108,6 +114,25 @@ class FormField:
         x0, y0, x1, y1 = self.box
         if min(x1 - x0, y1 - y0) < 2 * INTERIOR_INSET_PX + 4:
             raise ValueError("a field box is too small to read its interior")
+        if self.placeholder is not None:
+            px0, py0, px1, py1 = _check_box(self.placeholder, MAX_TEMPLATE_SIDE, MAX_TEMPLATE_SIDE)
+            inset = INTERIOR_INSET_PX
+            if not (
+                x0 + inset <= px0 and y0 + inset <= py0 and px1 <= x1 - inset and py1 <= y1 - inset
+            ):
+                raise ValueError("a placeholder box must lie inside its field's interior")
+            object.__setattr__(self, "placeholder", (px0, py0, px1, py1))
+
+
+def _field_mapping(form_field: FormField) -> dict[str, Any]:
+    mapping: dict[str, Any] = {
+        "name": form_field.name,
+        "kind": form_field.kind,
+        "box": list(form_field.box),
+    }
+    if form_field.placeholder is not None:
+        mapping["placeholder"] = list(form_field.placeholder)
+    return mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,9 +196,20 @@ class FormTemplate:
             raise ValueError("a template needs between 1 and 128 fields and four marks")
         fields = []
         for raw in raw_fields:
-            if not isinstance(raw, Mapping) or set(raw) != {"name", "kind", "box"}:
-                raise ValueError("a template field has exactly the keys: box, kind, name")
-            fields.append(FormField(name=raw["name"], kind=raw["kind"], box=raw["box"]))
+            if not isinstance(raw, Mapping) or not (
+                {"name", "kind", "box"} <= set(raw) <= {"name", "kind", "box", "placeholder"}
+            ):
+                raise ValueError(
+                    "a template field has the keys box, kind, name and optionally placeholder"
+                )
+            fields.append(
+                FormField(
+                    name=raw["name"],
+                    kind=raw["kind"],
+                    box=raw["box"],
+                    placeholder=raw.get("placeholder"),
+                )
+            )
         marks = []
         for raw_mark in raw_marks:
             if type(raw_mark) is not list or len(raw_mark) != 2:
@@ -196,7 +232,7 @@ class FormTemplate:
             "height": self.height,
             "mark_size": self.mark_size,
             "marks": [list(m) for m in self.marks],
-            "fields": [{"name": f.name, "kind": f.kind, "box": list(f.box)} for f in self.fields],
+            "fields": [_field_mapping(f) for f in self.fields],
         }
 
     def __repr__(self) -> str:
@@ -205,12 +241,18 @@ class FormTemplate:
 
 #: Interior inset (template pixels) that excludes the printed 2-px outline.
 INTERIOR_INSET_PX = 6
-#: Thresholds never scale below this share of their nominal value, however blurred the page.
+#: A thin printed stroke reading lighter than this share of the ink means the page is
+#: too blurred to read (Gaussian radius about 2.5 px): the outline's blur reaches into
+#: the interior, and thresholds scaled any lower would read that blur as marks.
 _MIN_STROKE_REFERENCE = 0.4
 #: Paper and ink must differ by at least this many grey levels (of 255).
 _MIN_CONTRAST = 48.0
 #: More dark blobs than this is not a form page.
 _MAX_MARK_CANDIDATES = 4096
+#: A placeholder box is widened by this many pixels: blur spreads the print past it.
+_PLACEHOLDER_MARGIN_PX = 3
+#: The print level of a placeholder box is this quantile of its darkness (its peak).
+_PRINT_QUANTILE = 0.995
 #: The boundary ring runs from this many pixels outside the outline ...
 RING_INNER_PX = 4
 #: ... to this many; nothing is printed there, so ink in it crossed the boundary.
@@ -236,9 +278,13 @@ def _default_template() -> FormTemplate:
     fields = [
         FormField(name, "checkbox", (x, y, x + checkbox, y + checkbox)) for name, x, y in checkboxes
     ]
-    fields += [FormField(name, "text", (80, y, 560, y + 40)) for name, y in texts]
+    # Each text box prints a grey hint at its right end, as many real forms do.
+    fields += [
+        FormField(name, "text", (80, y, 560, y + 40), placeholder=(420, y + 9, 552, y + 31))
+        for name, y in texts
+    ]
     return FormTemplate(
-        name="openmed_synthetic_intake_v1",
+        name="openmed_synthetic_intake_v2",
         width=640,
         height=800,
         mark_size=20,
@@ -255,21 +301,26 @@ DEFAULT_TEMPLATE = _default_template()
 class FormsConfig:
     """Thresholds of the form reader.
 
-    Darkness is ``(paper - pixel) / (paper - ink)`` with paper and ink levels
-    measured on the page (ink from the registration marks). Fractions are of
-    the field interior; spans are the ink extent over the interior extent.
+    Darkness is ``(paper - pixel) / (paper - ink)`` in the page's darkest
+    channel, with paper and ink levels measured on the page (ink from the
+    registration marks). *Evidence* is anything at least ``faint_darkness``
+    dark that is neither a speck nor the page's printed placeholder text;
+    *ink* is evidence at least ``ink_darkness`` dark. ``faint_darkness`` is the
+    same for both configurations: "empty" claims nothing was written, so it
+    needs the most sensitive level that still clears paper noise and JPEG
+    ringing, however permissive the reading of what was written. Pixel counts and extents
+    are in template pixels; fractions and spans are of the field interior.
     """
 
     template: FormTemplate = DEFAULT_TEMPLATE
     ink_darkness: float = 0.5
-    faint_darkness: float = 0.18
+    faint_darkness: float = 0.12
     min_component_px: int = 6
-    empty_max_fraction: float = 0.0005
-    faint_empty_max_fraction: float = 0.01
     checked_min_fraction: float = 0.06
     checked_min_span: float = 0.5
-    filled_min_fraction: float = 0.006
-    filled_min_span: float = 0.2
+    filled_min_ink_px: int = 24
+    filled_min_extent_px: int = 16
+    print_margin: float = 0.15
     abstain_on_boundary_ink: bool = True
     boundary_ink_min_px: int = 8
     max_rotation_deg: float = 4.0
@@ -279,19 +330,23 @@ class FormsConfig:
     def __post_init__(self) -> None:
         if type(self.template) is not FormTemplate:
             raise TypeError("template must be a FormTemplate")
-        for name in ("min_component_px", "boundary_ink_min_px", "search_radius_px"):
+        for name in (
+            "min_component_px",
+            "boundary_ink_min_px",
+            "search_radius_px",
+            "filled_min_ink_px",
+        ):
             value = getattr(self, name)
             if type(value) is not int or not 1 <= value <= 4096:
                 raise ValueError("integer thresholds must be between 1 and 4096")
+        if type(self.filled_min_extent_px) is not int or not 0 <= self.filled_min_extent_px <= 4096:
+            raise ValueError("integer thresholds must be between 0 and 4096")
         for name in (
             "ink_darkness",
             "faint_darkness",
-            "empty_max_fraction",
-            "faint_empty_max_fraction",
             "checked_min_fraction",
             "checked_min_span",
-            "filled_min_fraction",
-            "filled_min_span",
+            "print_margin",
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 1.0:
@@ -309,18 +364,17 @@ class FormsConfig:
         return f"FormsConfig(template={self.template!r})"
 
 
-#: Conservative: strong ink only, abstains on short, faint or boundary-crossing marks.
+#: Conservative: strong ink only; abstains on marks too small, faint or crossing a boundary.
 CONFIG_A = FormsConfig()
 
 #: Permissive: faint ink counts, any mark is read as checked/filled, boundary ink is ignored.
 CONFIG_B = FormsConfig(
     ink_darkness=0.2,
-    faint_darkness=0.2,
     min_component_px=4,
     checked_min_fraction=0.01,
     checked_min_span=0.0,
-    filled_min_fraction=0.0005,
-    filled_min_span=0.0,
+    filled_min_ink_px=4,
+    filled_min_extent_px=0,
     abstain_on_boundary_ink=False,
     max_rotation_deg=6.0,
     max_mark_residual_px=3.0,
@@ -332,19 +386,27 @@ CONFIG_B = FormsConfig(
 
 
 def _decode_png(asset: bytes) -> GreyImage:
-    """Decode a PNG to grey levels 0..255, refusing bombs before decoding."""
+    """Decode a PNG to its darkest channel 0..255, refusing bombs before decoding.
+
+    The darkest channel, not luminance: luminance weights blue at 11 %, so a
+    light-blue ballpoint would lose most of its contrast; in the red channel it
+    keeps it. On a grey page both are the same.
+    """
     if not asset.startswith(PNG_SIGNATURE):
         raise UnsupportedAsset("the forms component reads PNG images only")
-    grey = read_png(
+    rgb = read_png(
         asset,
         modes=_PNG_MODES,
         max_side=MAX_IMAGE_SIDE,
         max_pixels=MAX_IMAGE_PIXELS,
         unsupported="unsupported PNG pixel mode or animation",
         corrupt="the PNG image could not be decoded",
-        convert="L",
+        convert="RGB",
     )
-    return np.asarray(grey, dtype=np.uint8)
+    rgb = np.asarray(rgb, dtype=np.uint8)
+    # Element-wise over the three planes: a reduction along the short last axis is slow.
+    darkest: GreyImage = np.minimum(np.minimum(rgb[..., 0], rgb[..., 1]), rgb[..., 2])
+    return darkest
 
 
 # --------------------------------------------------------------------------- registration
@@ -500,33 +562,77 @@ def _stroke_reference(crops: list[FloatImage]) -> float:
     peaks = [
         float(np.max(np.median(c[r - 3 : r + 5, r + inset : -r - inset], axis=1))) for c in crops
     ]
-    return min(max(float(np.median(peaks)), _MIN_STROKE_REFERENCE), 1.0)
+    return min(float(np.median(peaks)), 1.0)
 
 
-def _field_state(crop: FloatImage, kind: str, config: FormsConfig, reference: float) -> str:
+def _placeholder_slices(form_field: FormField) -> tuple[slice, slice] | None:
+    """The field's placeholder box, widened by a margin, in its crop's coordinates."""
+    if form_field.placeholder is None:
+        return None
+    x0, y0 = form_field.box[:2]
+    px0, py0, px1, py1 = form_field.placeholder
+    r, m = RING_OUTER_PX, _PLACEHOLDER_MARGIN_PX
+    return (
+        slice(max(py0 - y0 + r - m, 0), py1 - y0 + r + m),
+        slice(max(px0 - x0 + r - m, 0), px1 - x0 + r + m),
+    )
+
+
+def _print_level(fields: tuple[FormField, ...], crops: list[FloatImage]) -> float:
+    """How dark the page's printed placeholder text reads: the median of each box's peak.
+
+    Every placeholder on a page is printed alike, and most are not written
+    over, so the median over the template's placeholder boxes is the print,
+    measured on this very page (blur and toner included). 0 without placeholders.
+    """
+    peaks = []
+    for form_field, crop in zip(fields, crops, strict=True):
+        region = _placeholder_slices(form_field)
+        if region is not None:
+            peaks.append(float(np.quantile(crop[region], _PRINT_QUANTILE)))
+    return float(np.median(peaks)) if peaks else 0.0
+
+
+def _field_state(
+    crop: FloatImage,
+    form_field: FormField,
+    config: FormsConfig,
+    reference: float,
+    print_level: float,
+) -> str:
     r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
-    interior = crop[r + inset : -r - inset, r + inset : -r - inset]
     ink_level = config.ink_darkness * reference
-    ink = _without_specks(interior >= ink_level, config.min_component_px)
-    ink_fraction = float(ink.mean())
     if config.abstain_on_boundary_ink:
         ring = _without_specks(crop >= ink_level, config.min_component_px)
         inner = r - RING_INNER_PX
         ring[inner:-inner, inner:-inner] = False
         if int(ring.sum()) >= config.boundary_ink_min_px:
             return "abstain"
-    if ink_fraction <= config.empty_max_fraction:
-        faint_level = config.faint_darkness * reference
-        faint = _without_specks(interior >= faint_level, config.min_component_px)
-        return "empty" if float(faint.mean()) <= config.faint_empty_max_fraction else "abstain"
+    # Printed placeholder text is part of the blank form: inside its box only
+    # what is clearly darker than the print is someone's mark.
+    marked = crop.copy()
+    region = _placeholder_slices(form_field)
+    if region is not None:
+        printed = marked[region]
+        printed[printed <= print_level + config.print_margin] = 0.0
+    interior = marked[r + inset : -r - inset, r + inset : -r - inset]
+    evidence = _without_specks(
+        interior >= config.faint_darkness * reference, config.min_component_px
+    )
+    if not evidence.any():
+        return "empty"
+    ink = _without_specks(interior >= ink_level, config.min_component_px)
     span_x, span_y = _span(ink)
-    if kind == "checkbox":
+    if form_field.kind == "checkbox":
         confident = (
-            ink_fraction >= config.checked_min_fraction
+            float(ink.mean()) >= config.checked_min_fraction
             and min(span_x, span_y) >= config.checked_min_span
         )
         return "checked" if confident else "abstain"
-    confident = ink_fraction >= config.filled_min_fraction and span_x >= config.filled_min_span
+    # A short entry ("5 mg") is as much an entry as a long one: what makes a
+    # mark doubtful is too little ink or too small an extent, not a narrow span.
+    extent = max(span_x * ink.shape[1], span_y * ink.shape[0])
+    confident = int(ink.sum()) >= config.filled_min_ink_px and extent >= config.filled_min_extent_px
     return "filled" if confident else "abstain"
 
 
@@ -560,10 +666,19 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
     crops = [_field_darkness(grey, registration, f.box) for f in template.fields]
     reference = _stroke_reference(crops)
     height, width = grey.shape
+    if reference < _MIN_STROKE_REFERENCE:
+        blurred = {
+            f.name: {"state": "abstain", "box": _image_box(registration, f.box, width, height)}
+            for f in template.fields
+        }
+        return ComponentOutput(
+            output={"fields": blurred}, abstained=True, abstain_reason="page_too_blurred"
+        )
+    print_level = _print_level(template.fields, crops)
     fields: dict[str, dict[str, Any]] = {}
     for form_field, crop in zip(template.fields, crops, strict=True):
         fields[form_field.name] = {
-            "state": _field_state(crop, form_field.kind, config, reference),
+            "state": _field_state(crop, form_field, config, reference, print_level),
             "box": _image_box(registration, form_field.box, width, height),
         }
     ambiguous = any(entry["state"] == "abstain" for entry in fields.values())

@@ -133,8 +133,11 @@ def test_adverse_pages_are_registered_without_confident_errors(
             read = output.output["fields"][name]
             assert read["state"] in (truth["state"], "abstain")
             assert _iou(read["box"], truth["box"]) >= 0.8
-            correct += read["state"] == truth["state"]
-            total += 1
+            # Pencil is fainter than A's ink level: A may abstain on it, never misread it.
+            if config is CONFIG_B or case.source.truth["ink"] != "pencil":
+                correct += read["state"] == truth["state"]
+                total += 1
+    assert total >= 3 * len(DEFAULT_TEMPLATE.fields)
     assert correct / total >= 0.95
 
 
@@ -247,6 +250,9 @@ def test_configurations_are_frozen_with_distinct_stable_digests() -> None:
         {"max_rotation_deg": 0.0},
         {"abstain_on_boundary_ink": 1},
         {"template": "default"},
+        {"print_margin": 1.5},
+        {"filled_min_ink_px": 0},
+        {"filled_min_extent_px": -1},
     ],
 )
 def test_invalid_configurations_are_refused(change: dict[str, Any]) -> None:
@@ -258,6 +264,9 @@ def test_template_round_trips_through_its_json_form() -> None:
     document = DEFAULT_TEMPLATE.to_mapping()
     TEMPLATE_VALIDATOR.validate(document)
     assert FormTemplate.from_mapping(document) == DEFAULT_TEMPLATE
+    # A placeholder is optional: a field without one has no such key.
+    assert "placeholder" not in document["fields"][0]
+    assert document["fields"][-1]["placeholder"] == list(DEFAULT_TEMPLATE.fields[-1].placeholder)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -271,6 +280,8 @@ def test_template_round_trips_through_its_json_form() -> None:
         lambda d: d["fields"][0].update(box=[10, 10, 12, 12]),  # too small to read
         lambda d: d["fields"][0].update(name="Bad Name"),
         lambda d: d.update(width=10),
+        lambda d: d["fields"][0].update(placeholder=[80, 110, 112, 142]),  # on the outline
+        lambda d: d["fields"][-1].update(extra=[0, 0, 1, 1]),
     ],
 )
 def test_malformed_templates_are_refused(mutate: Any) -> None:

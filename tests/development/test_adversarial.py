@@ -1,7 +1,8 @@
 """Adversarial assessments of packs built from the real components (separate from the controls).
 
 One 18-unit forms pack (six generated units per slice, both configurations run
-for real; config-a abstains on every ambiguous unit) serves every test.
+for real; config-a abstains on every ambiguous unit and on no other) serves
+every test.
 """
 
 from __future__ import annotations
@@ -25,10 +26,17 @@ from pytest_openmed.multimodal import (
 
 KEY = secrets.token_bytes(32)
 SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
+#: Adverse seeds whose ink config-a reads without abstaining (dark, light-blue and
+#: one pencil page; config-a may abstain on pencil, which would blur the counts).
+SEEDS = {
+    "nominal": range(6),
+    "adverse_acquisition": (0, 2, 6, 10, 13, 15),
+    "ambiguity_conflict": range(6),
+}
 SOURCES = tuple(
     DevelopmentSource("forms:generate_form_grounding", name, seed)
     for name in SLICES
-    for seed in range(6)
+    for seed in SEEDS[name]
 )
 QUALITY_FAILS = Rating(quality=False, utility=True, privacy=True, provenance=True)
 PRIVACY_FAILS = Rating(quality=True, utility=True, privacy=False, provenance=True)

@@ -6,6 +6,7 @@ import dataclasses
 import io
 from typing import Any
 
+import font_intuitive
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,7 +16,12 @@ from PIL import Image
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed.components.forms import DEFAULT_TEMPLATE, INTERIOR_INSET_PX
 from pytest_openmed.development.sources import SLICES, GeneratedSource
-from pytest_openmed.development.sources.forms import TRUTH_STATES, generate_form_grounding
+from pytest_openmed.development.sources.forms import (
+    INKS,
+    MAX_SKEW_DEG,
+    TRUTH_STATES,
+    generate_form_grounding,
+)
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +116,105 @@ def test_bad_arguments_are_refused(seed: Any, slice_name: str, error: type[Excep
         generate_form_grounding(seed, slice_name)
     with pytest.raises(TypeError):
         generate_form_grounding(0, "nominal", template=DEFAULT_TEMPLATE.to_mapping())  # type: ignore[arg-type]
+
+
+def test_every_declared_placeholder_is_printed_grey_inside_its_box(
+    sources: dict[str, GeneratedSource],
+) -> None:
+    grey = _grey(sources["nominal"])
+    paper = float(np.median(grey))
+    ink = float(grey.min())  # the marks' and outlines' ink
+    dx, dy = (
+        sources["nominal"].truth["transform"]["dx"],
+        sources["nominal"].truth["transform"]["dy"],
+    )
+    printed = 0
+    for form_field in DEFAULT_TEMPLATE.fields:
+        state = sources["nominal"].truth["fields"][form_field.name]["state"]
+        if form_field.placeholder is None or state != "empty":
+            continue
+        x0, y0, x1, y1 = (round(v) for v in form_field.placeholder)
+        region = grey[y0 + int(dy) : y1 + int(dy), x0 + int(dx) : x1 + int(dx)]
+        darkest = float(region.min())
+        # Visibly printed, but far lighter than the ink of the marks.
+        assert paper - darkest >= 0.15 * (paper - ink)
+        assert paper - darkest <= 0.4 * (paper - ink)
+        printed += 1
+    assert printed >= 1
+
+
+@pytest.mark.parametrize("ink", INKS)
+def test_each_ink_is_recorded_and_rendered(ink: str) -> None:
+    source = generate_form_grounding(7, "nominal", ink=ink)
+    assert source.truth["ink"] == ink and source.truth["acquisition"] == "clean"
+    with Image.open(io.BytesIO(source.asset)) as image:
+        assert image.mode == ("RGB" if ink == "light_blue" else "L")
+        pixels = np.asarray(image.convert("RGB"), dtype=np.int32)
+    marked = [
+        truth["box"]
+        for truth in source.truth["fields"].values()
+        if truth["state"] in ("checked", "filled")
+    ]
+    assert marked
+    x0, y0, x1, y1 = marked[0]
+    inside = pixels[y0 + 8 : y1 - 8, x0 + 8 : x1 - 8].reshape(-1, 3)
+    darkest = inside[np.argmin(inside.min(axis=1))]
+    if ink == "light_blue":
+        assert darkest[2] - darkest[0] > 60  # blue, not grey
+    else:
+        assert abs(int(darkest[2]) - int(darkest[0])) <= 2  # neutral
+    if ink == "pencil":
+        assert darkest.min() > 60  # graphite never reaches the pen's black
+
+
+def test_short_entries_and_skew_are_generated() -> None:
+    entries = {
+        truth["entry"]
+        for seed in range(6)
+        for truth in generate_form_grounding(seed, "nominal").truth["fields"].values()
+    }
+    assert entries == {"long", "short", "none"}
+    skews = [
+        generate_form_grounding(seed, "nominal", acquisition="skew").truth["transform"][
+            "rotation_deg"
+        ]
+        for seed in range(8)
+    ]
+    assert max(abs(s) for s in skews) > 1.0 and all(abs(s) <= MAX_SKEW_DEG for s in skews)
+
+
+@pytest.mark.parametrize("acquisition", ["blur", "noise", "jpeg", "scan"])
+def test_scanner_effects_change_the_pixels_but_not_the_truth(acquisition: str) -> None:
+    clean = generate_form_grounding(8, "nominal")
+    scanned = generate_form_grounding(8, "nominal", acquisition=acquisition)
+    assert scanned.truth["acquisition"] == acquisition
+    assert {n: t["state"] for n, t in scanned.truth["fields"].items()} == {
+        n: t["state"] for n, t in clean.truth["fields"].items()
+    }
+    assert float((_grey(scanned) != _grey(clean)).mean()) > 0.05
+
+
+def test_the_adverse_slice_draws_every_ink() -> None:
+    inks = {generate_form_grounding(seed, "adverse_acquisition").truth["ink"] for seed in range(8)}
+    assert inks == set(INKS)
+
+
+def test_a_truetype_font_renders_the_entries() -> None:
+    changed = 0
+    for seed in range(6):
+        bundled = generate_form_grounding(seed, "nominal")
+        hand = generate_form_grounding(seed, "nominal", font=str(font_intuitive.Intuitive))
+        assert bundled.truth == hand.truth
+        changed += bundled.asset != hand.asset
+    assert changed >= 3
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"ink": "red"}, {"acquisition": "fax"}, {"ink": ""}],
+)
+def test_unknown_inks_and_acquisitions_are_refused(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        generate_form_grounding(0, "nominal", **kwargs)
+    with pytest.raises(TypeError):
+        generate_form_grounding(0, "nominal", font=b"/no/such/font")  # type: ignore[arg-type]

@@ -4,20 +4,35 @@ PYTEST_DONT_REWRITE
 
 A form is rendered with Pillow from a :class:`~pytest_openmed.components.forms.FormTemplate`
 (four solid corner marks, outlined checkboxes and text boxes with printed
-labels), then some checkboxes get a synthetic check stroke and some text boxes
-synthetic handwriting-like strokes or rendered synthetic words. Nothing drawn
-is a real identifier. Slices:
+labels, grey pre-printed hint text in every declared placeholder box), then
+some checkboxes get a check stroke and some text boxes handwriting-like strokes
+or rendered words, long or short ("5 mg", "nil": a short entry spans well under
+a fifth of the box). Nothing drawn is a real identifier.
 
-* ``nominal`` — clean page, integer offset of at most 4 px;
-* ``adverse_acquisition`` — rotation up to 3°, sub-pixel offset up to 12 px,
-  Gaussian blur, additive noise and a JPEG round trip (stored as PNG);
-* ``ambiguity_conflict`` — like nominal, plus half marks (short dashes), faint
-  marks and a stray stroke across fields; every field such a mark touches has
-  truth state ``ambiguous``.
+Each page has an *ink* (how entries are written) and an *acquisition* (how the
+page was scanned):
+
+* inks — ``dark`` (black/blue-black pen), ``light_blue`` (a light-blue ballpoint:
+  the page is stored as RGB), ``pencil`` (neutral grey graphite with grain);
+* acquisitions — ``clean``, ``skew`` (rotation up to 2.5 degrees),
+  ``blur`` (Gaussian, radius 0.3-1.5 px), ``noise`` (additive, sigma 1-6 grey
+  levels), ``jpeg`` (a JPEG round trip through Pillow, quality 40-85), and
+  ``scan`` (all four, plus uneven illumination).
+
+Slices choose them: ``nominal`` is dark ink, clean, integer offset of at most
+4 px; ``adverse_acquisition`` is any of the three inks, scanned (rotation up to
+3 degrees, sub-pixel offset up to 12 px); ``ambiguity_conflict`` is like
+nominal, plus half marks (short dashes), faint marks and a stray stroke across
+fields, and every field such a mark touches has truth state ``ambiguous``.
+``ink`` and ``acquisition`` override the slice's choice (the validation
+script sweeps them); ``font`` renders the entries with a TrueType file instead
+of Pillow's bundled font (the default, so the bytes are the same on every
+machine).
 
 Truth: ``fields`` {name: {``state``: checked / filled / empty / ambiguous,
-``box``: [x0, y0, x1, y1]}} (the outline's axis-aligned box in the image) and
-the applied ``transform``.
+``box``: [x0, y0, x1, y1], ``entry``: long / short / none}} (the outline's
+axis-aligned box in the image), the applied ``transform``, ``ink`` and
+``acquisition``.
 """
 
 from __future__ import annotations
@@ -27,6 +42,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from pytest_openmed.components.forms import (
@@ -37,29 +53,52 @@ from pytest_openmed.components.forms import (
 )
 from pytest_openmed.development.sources import GeneratedSource, check_slice
 
-__all__ = ["TRUTH_STATES", "generate_form_grounding"]
+__all__ = ["ACQUISITIONS", "INKS", "TRUTH_STATES", "generate_form_grounding"]
 
 #: Closed vocabulary of a field's true state.
 TRUTH_STATES = ("checked", "filled", "empty", "ambiguous")
+
+#: How entries are written.
+INKS = ("dark", "light_blue", "pencil")
+
+#: How the page was scanned.
+ACQUISITIONS = ("clean", "skew", "blur", "noise", "jpeg", "scan")
+
+#: The largest scan skew of the ``skew`` acquisition (degrees).
+MAX_SKEW_DEG = 2.5
 
 _SLICE_INDEX = {"nominal": 0, "adverse_acquisition": 1, "ambiguity_conflict": 2}
 #: A stray stroke closer than this to a field it does not clearly cross is re-drawn.
 _STRAY_CLEARANCE = 24
 _MAX_STRAY_ATTEMPTS = 64
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+#: Short entries: a dose, a frequency, a "none" (never an identifier).
+_SHORT_ENTRIES = ("5 mg", "nil", "none", "n/a", "2x/d", "10 ml", "PRN", "yes", "no", "0.5 g")
+#: Grey hint text a blank form prints in its placeholder boxes.
+_HINTS = ("if any", "optional", "dose, frequency", "block capitals", "see overleaf", "or none")
 
 Point = tuple[float, float]
+Layer = NDArray[np.float64]
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size=size)
+def _font(size: int, path: str | None = None) -> Font:
+    if path is None:
+        return ImageFont.load_default(size=size)
+    return ImageFont.truetype(path, size=size)
 
 
 def _label(name: str) -> str:
     return name.replace("_", " ").capitalize()
 
 
-def _draw_page(template: FormTemplate, draw: ImageDraw.ImageDraw, ink: int) -> None:
+def _draw_page(
+    template: FormTemplate,
+    draw: ImageDraw.ImageDraw,
+    ink: int,
+    print_grey: int,
+    rng: np.random.Generator,
+) -> None:
     half = template.mark_size // 2
     for cx, cy in template.marks:
         draw.rectangle(
@@ -73,6 +112,7 @@ def _draw_page(template: FormTemplate, draw: ImageDraw.ImageDraw, ink: int) -> N
         )
     draw.text((90, 56), "SYNTHETIC TEST FORM - NOT A RECORD", fill=ink, font=_font(16))
     label_font = _font(14)
+    hint_font = _font(12)
     for form_field in template.fields:
         x0, y0, x1, y1 = form_field.box
         draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=ink, width=2)
@@ -85,6 +125,14 @@ def _draw_page(template: FormTemplate, draw: ImageDraw.ImageDraw, ink: int) -> N
             )
         else:
             draw.text((x0, y0 - 34), _label(form_field.name), fill=ink, font=label_font)
+        if form_field.placeholder is not None:
+            px0, py0, px1, py1 = form_field.placeholder
+            hint = _HINTS[int(rng.integers(0, len(_HINTS)))]
+            while draw.textlength(hint, font=hint_font) > px1 - px0 - 2 and " " in hint:
+                hint = hint.rsplit(" ", 1)[0]
+            draw.text(
+                (px1 - 1, (py0 + py1) / 2), hint, fill=print_grey, font=hint_font, anchor="rm"
+            )
 
 
 def _drawable(box: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
@@ -105,10 +153,16 @@ def _check_stroke(rng: np.random.Generator, box: tuple[int, int, int, int]) -> l
     return [[(ox, oy), (ox + w, oy + h)], [(ox + w, oy), (ox, oy + h)]]  # a cross
 
 
-def _handwriting(rng: np.random.Generator, box: tuple[int, int, int, int]) -> list[list[Point]]:
+def _handwriting(
+    rng: np.random.Generator, box: tuple[int, int, int, int], *, short: bool
+) -> list[list[Point]]:
     left, top, right, bottom = _drawable(box)
-    width = (right - left) * rng.uniform(0.35, 0.9)
-    start = left + rng.uniform(0, (right - left) - width)
+    if short:  # a scrawled word at the start of the box, as writers begin there
+        width = rng.uniform(24.0, 60.0)
+        start = left + rng.uniform(0, 12)
+    else:
+        width = (right - left) * rng.uniform(0.35, 0.9)
+        start = left + rng.uniform(0, (right - left) - width)
     mid, amplitude = (top + bottom) / 2, (bottom - top) * rng.uniform(0.2, 0.45)
     n = max(8, int(width / 4))
     xs = start + np.linspace(0.0, width, n) + rng.normal(0.0, 0.8, n)
@@ -138,19 +192,29 @@ def _draw_strokes(
 
 
 def _write_words(
-    rng: np.random.Generator, draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], fill: int
+    rng: np.random.Generator,
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    *,
+    short: bool,
+    font_path: str | None,
 ) -> None:
     left, top, right, bottom = _drawable(box)
-    words = [
-        "".join(_LETTERS[int(i)] for i in rng.integers(0, 26, int(rng.integers(3, 8))))
-        for _ in range(int(rng.integers(2, 5)))
-    ]
     size = int(rng.integers(15, 19))
-    font = _font(size)
-    text = "synthetic " + " ".join(words)
+    font = _font(size, font_path)
+    if short:
+        text = _SHORT_ENTRIES[int(rng.integers(0, len(_SHORT_ENTRIES)))]
+    else:
+        words = [
+            "".join(_LETTERS[int(i)] for i in rng.integers(0, 26, int(rng.integers(3, 8))))
+            for _ in range(int(rng.integers(2, 5)))
+        ]
+        text = "synthetic " + " ".join(words)
     while draw.textlength(text, font=font) > right - left and " " in text:
         text = text.rsplit(" ", 1)[0]
-    draw.text((left, (top + bottom) / 2), text, fill=fill, font=font, anchor="lm")
+    draw.text(
+        (left + rng.uniform(0, 6), (top + bottom) / 2), text, fill=255, font=font, anchor="lm"
+    )
 
 
 def _expanded(
@@ -192,7 +256,7 @@ def _stray_stroke(
 
 
 def _transform(
-    rng: np.random.Generator, slice_name: str, template: FormTemplate
+    rng: np.random.Generator, slice_name: str, acquisition: str
 ) -> tuple[float, float, float]:
     if slice_name == "adverse_acquisition":
         return (
@@ -200,7 +264,10 @@ def _transform(
             float(rng.uniform(-12, 12)),
             float(rng.uniform(-12, 12)),
         )
-    return (0.0, float(rng.integers(-4, 5)), float(rng.integers(-4, 5)))
+    theta = 0.0
+    if acquisition in ("skew", "scan"):
+        theta = float(rng.uniform(-MAX_SKEW_DEG, MAX_SKEW_DEG))
+    return (theta, float(rng.integers(-4, 5)), float(rng.integers(-4, 5)))
 
 
 def _forward(
@@ -231,17 +298,72 @@ def _clip(value: float, limit: int) -> int:
     return min(max(round(value), 0), limit)
 
 
+def _check_choice(value: str | None, allowed: tuple[str, ...], what: str) -> None:
+    if value is not None and value not in allowed:
+        raise ValueError(f"{what} must be one of: " + ", ".join(allowed))
+
+
+def _ink_colour(
+    rng: np.random.Generator, ink_style: str, paper: int, ink: int
+) -> tuple[tuple[float, float, float], float]:
+    """The colour entries are written in, and the weakest share of it a pixel may get."""
+    if ink_style == "light_blue":  # a light-blue ballpoint: bright in green and blue
+        colour = (rng.uniform(70, 125), rng.uniform(125, 175), rng.uniform(205, 245))
+        return colour, 1.0
+    if ink_style == "pencil":  # graphite: neutral grey, grainy
+        grey = paper - rng.uniform(0.45, 0.7) * (paper - ink)
+        return (grey, grey, grey), 0.55
+    return (float(ink),) * 3, 1.0
+
+
+def _composite(
+    page: Layer, coverage: Layer, colour: tuple[float, float, float], grain: Layer
+) -> Layer:
+    """Lay ink of ``colour`` over ``page`` where ``coverage`` (0..1) says, scaled by grain."""
+    alpha = (coverage * grain)[..., None]
+    result: Layer = page * (1.0 - alpha) + np.asarray(colour)[None, None, :] * alpha
+    return result
+
+
+def _acquire(
+    page: Image.Image, rng: np.random.Generator, acquisition: str, paper: int
+) -> Image.Image:
+    """Blur, noise, illumination and JPEG of a scanner, as the acquisition says."""
+    if acquisition in ("blur", "scan"):
+        page = page.filter(ImageFilter.GaussianBlur(radius=float(rng.uniform(0.3, 1.5))))
+    if acquisition == "scan":  # uneven illumination across the platen
+        gradient = np.linspace(0.0, 1.0, page.size[0])[None, :] * rng.uniform(-6.0, 6.0)
+        lit = np.asarray(page, dtype=np.float64) + (
+            gradient[..., None] if page.mode == "RGB" else gradient
+        )
+        page = Image.fromarray(np.clip(np.rint(lit), 0, 255).astype(np.uint8))
+    if acquisition in ("noise", "scan"):
+        array = np.asarray(page, dtype=np.float64)
+        noisy = array + rng.normal(0.0, rng.uniform(1.0, 6.0), array.shape)
+        page = Image.fromarray(np.clip(np.rint(noisy), 0, 255).astype(np.uint8))
+    if acquisition in ("jpeg", "scan"):
+        jpeg = io.BytesIO()
+        page.save(jpeg, format="JPEG", quality=int(rng.integers(40, 86)))
+        page = Image.open(io.BytesIO(jpeg.getvalue()))
+        page.load()
+    return page
+
+
 def generate_form_grounding(
     seed: int,
     slice: str,
     *,
     template: FormTemplate = DEFAULT_TEMPLATE,
     rotation_deg: float | None = None,
+    ink: str | None = None,
+    acquisition: str | None = None,
+    font: str | None = None,
 ) -> GeneratedSource:
     """Render one synthetic form PNG and the truth of every field.
 
     ``rotation_deg`` overrides the slice's rotation (for probing registration
-    limits); offsets, degradations and marks still follow the slice.
+    limits); ``ink`` and ``acquisition`` override the slice's choice; ``font``
+    is a TrueType file for the written entries.
     """
     slice_name = check_slice(slice)
     if type(seed) is not int or seed < 0:
@@ -252,14 +374,32 @@ def generate_form_grounding(
         type(rotation_deg) is not float or not -45.0 <= rotation_deg <= 45.0
     ):
         raise ValueError("rotation_deg must be a float between -45 and 45")
+    _check_choice(ink, INKS, "ink")
+    _check_choice(acquisition, ACQUISITIONS, "acquisition")
+    if font is not None and type(font) is not str:
+        raise TypeError("font must be the path of a TrueType file")
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name]])
     paper = int(rng.integers(240, 253))
-    ink = int(rng.integers(10, 45))
+    ink_level = int(rng.integers(10, 45))
+    print_grey = round(paper - rng.uniform(0.22, 0.35) * (paper - ink_level))
+    if slice_name == "adverse_acquisition":
+        ink_style = ink or INKS[int(rng.integers(0, len(INKS)))]
+        acquisition_name = acquisition or "scan"
+    else:
+        ink_style = ink or "dark"
+        acquisition_name = acquisition or "clean"
+    colour, weakest = _ink_colour(rng, ink_style, paper, ink_level)
+
     page = Image.new("L", (template.width, template.height), paper)
     draw = ImageDraw.Draw(page)
-    _draw_page(template, draw, ink)
+    _draw_page(template, draw, ink_level, print_grey, rng)
+    # Entries are drawn as coverage (255 = full stroke) and laid over the page
+    # in their ink afterwards, so the same strokes can be pen, ballpoint or pencil.
+    entries = Image.new("L", page.size, 0)
+    pen = ImageDraw.Draw(entries)
 
     states: dict[str, str] = {}
+    kinds: dict[str, str] = {}
     ambiguous: set[str] = set()
     if slice_name == "ambiguity_conflict":
         count = int(rng.integers(1, 4))
@@ -268,16 +408,17 @@ def generate_form_grounding(
             for i in rng.choice(len(template.fields), count, replace=False)
         }
     for form_field in template.fields:
+        kinds[form_field.name] = "none"
         if form_field.name in ambiguous:
             states[form_field.name] = "ambiguous"
             if rng.random() < 0.5:
-                _draw_strokes(draw, _short_mark(rng, form_field.box, form_field.kind), ink, 3)
+                _draw_strokes(draw, _short_mark(rng, form_field.box, form_field.kind), ink_level, 3)
             else:
-                faint = round(paper - rng.uniform(0.25, 0.38) * (paper - ink))
+                faint = round(paper - rng.uniform(0.25, 0.38) * (paper - ink_level))
                 strokes = (
                     _check_stroke(rng, form_field.box)
                     if form_field.kind == "checkbox"
-                    else _handwriting(rng, form_field.box)
+                    else _handwriting(rng, form_field.box, short=False)
                 )
                 _draw_strokes(draw, strokes, faint, 3)
             continue
@@ -285,23 +426,37 @@ def generate_form_grounding(
             marked = rng.random() < 0.5
             states[form_field.name] = "checked" if marked else "empty"
             if marked:
-                _draw_strokes(draw, _check_stroke(rng, form_field.box), ink, 3)
+                kinds[form_field.name] = "long"
+                _draw_strokes(pen, _check_stroke(rng, form_field.box), 255, 3)
         else:
             marked = rng.random() < 0.6
             states[form_field.name] = "filled" if marked else "empty"
-            if marked and rng.random() < 0.5:
-                _draw_strokes(draw, _handwriting(rng, form_field.box), ink, int(rng.integers(2, 4)))
-            elif marked:
-                _write_words(rng, draw, form_field.box, ink)
+            if not marked:
+                continue
+            short = rng.random() < 0.4
+            kinds[form_field.name] = "short" if short else "long"
+            if rng.random() < 0.5:
+                strokes = _handwriting(rng, form_field.box, short=short)
+                _draw_strokes(pen, strokes, 255, int(rng.integers(2, 4)))
+            else:
+                _write_words(rng, pen, form_field.box, short=short, font_path=font)
     if slice_name == "ambiguity_conflict" and rng.random() < 0.6:
         stray = _stray_stroke(rng, template)
         if stray is not None:
             strokes, touched = stray
-            _draw_strokes(draw, strokes, ink, 3)
+            _draw_strokes(draw, strokes, ink_level, 3)
             for name in touched:
                 states[name] = "ambiguous"
 
-    theta, dx, dy = _transform(rng, slice_name, template)
+    coverage = np.asarray(entries, dtype=np.float64) / 255.0
+    grain = rng.uniform(weakest, 1.0, coverage.shape) if weakest < 1.0 else np.ones_like(coverage)
+    base = np.repeat(np.asarray(page, dtype=np.float64)[..., None], 3, axis=2)
+    rgb = np.clip(np.rint(_composite(base, coverage, colour, grain)), 0, 255).astype(np.uint8)
+    page = Image.fromarray(rgb, "RGB")
+    if ink_style != "light_blue":
+        page = page.convert("L")  # neutral ink: a grey scan, as before
+
+    theta, dx, dy = _transform(rng, slice_name, acquisition_name)
     if rotation_deg is not None:
         theta = rotation_deg
     c, s = math.cos(math.radians(theta)), math.sin(math.radians(theta))
@@ -320,27 +475,21 @@ def generate_form_grounding(
         Image.Transform.AFFINE,
         inverse,
         resample=Image.Resampling.BILINEAR,
-        fillcolor=paper,
+        fillcolor=paper if page.mode == "L" else (paper,) * 3,
     )
-    if slice_name == "adverse_acquisition":
-        page = page.filter(ImageFilter.GaussianBlur(radius=float(rng.uniform(0.3, 1.2))))
-        noisy = np.asarray(page, dtype=np.float64) + rng.normal(
-            0.0, rng.uniform(1.0, 4.0), page.size[::-1]
-        )
-        page = Image.fromarray(np.clip(np.rint(noisy), 0, 255).astype(np.uint8))
-        jpeg = io.BytesIO()
-        page.save(jpeg, format="JPEG", quality=int(rng.integers(50, 86)))
-        page = Image.open(io.BytesIO(jpeg.getvalue()))
-        page.load()
+    page = _acquire(page, rng, acquisition_name, paper)
     out = io.BytesIO()
     page.save(out, format="PNG")
     truth: dict[str, Any] = {
         "template": template.name,
         "transform": {"rotation_deg": round(theta, 6), "dx": round(dx, 6), "dy": round(dy, 6)},
+        "ink": ink_style,
+        "acquisition": acquisition_name,
         "fields": {
             form_field.name: {
                 "state": states[form_field.name],
                 "box": _image_box(theta, dx, dy, template, form_field.box),
+                "entry": kinds[form_field.name],
             }
             for form_field in template.fields
         },

@@ -1,0 +1,172 @@
+"""Validation of the forms component on generated pages across realistic conditions.
+
+Run ``python validation/forms.py`` (``--pages N`` per condition, default 20;
+``--seed S`` for the first seed, default 1000, away from the test seeds).
+
+There is no public set of real filled-in clinical forms to vendor, and the
+registry packages with real images (``pydicom-data``, ``deid-data``) hold
+medical images, not scanned documents.  So this is the most realistic test we
+can build honestly: pages of the development template rendered with real
+typefaces (Pillow's bundled font; DejaVu Sans/Serif when ``fc-list`` finds it;
+the hand-drawn OFL fonts of the ``font-intuitive`` and ``font-amatic-sc``
+packages when installed), handwriting-like strokes, short entries ("5 mg",
+"nil"), grey printed placeholders, light-blue ballpoint and grainy pencil,
+and scanner effects (skew up to 2.5 degrees, Gaussian blur, noise, a JPEG round
+trip through Pillow, uneven illumination).  Every ink is crossed with every
+acquisition; both configurations read every page.
+
+Targets (issue 11):
+
+* zero confidently wrong fields (a state that is neither the truth nor
+  ``abstain``) under each configuration, for every ink and acquisition;
+* zero confidently wrong empty boxes that carry a printed placeholder, and
+  zero confidently wrong short entries;
+* ``CONFIG_A`` abstains on at most 10 % of the fields of clean pages (dark ink,
+  clean acquisition).
+
+It prints every target with its figure and whether it holds, and exits 1 if
+one does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+from pytest_openmed.components import forms
+from pytest_openmed.development.sources import GeneratedSource
+from pytest_openmed.development.sources.forms import (
+    ACQUISITIONS,
+    INKS,
+    generate_form_grounding,
+)
+
+#: The largest share of clean-page fields CONFIG_A may abstain on.
+MAX_CLEAN_ABSTENTION = 0.10
+CONFIGS = {"A": forms.CONFIG_A, "B": forms.CONFIG_B}
+
+
+def _system_fonts() -> list[str]:
+    """DejaVu Sans, Serif and Sans Oblique, if fontconfig finds them on this machine."""
+    if shutil.which("fc-list") is None:
+        return []
+    listing = subprocess.run(
+        ["fc-list", "--format", "%{file}\n"], capture_output=True, text=True, check=False
+    ).stdout.splitlines()
+    wanted = ("DejaVuSans.ttf", "DejaVuSerif.ttf", "DejaVuSans-Oblique.ttf")
+    return sorted(path for path in listing if Path(path).name in wanted)
+
+
+def _package_fonts() -> list[str]:
+    """The hand-drawn fonts shipped by two registry packages, when installed."""
+    found = []
+    for module, attribute in (("font_intuitive", "Intuitive"), ("font_amatic_sc", "AmaticSC")):
+        try:
+            found.append(str(getattr(importlib.import_module(module), attribute)))
+        except (ImportError, AttributeError):
+            continue
+    return found
+
+
+def _fonts() -> list[str | None]:
+    return [None, *_system_fonts(), *_package_fonts()]
+
+
+def _pages(
+    pages: int, seed: int, fonts: list[str | None]
+) -> Iterator[tuple[str, str, GeneratedSource]]:
+    for ink in INKS:
+        for acquisition in ACQUISITIONS:
+            for index in range(pages):
+                source = generate_form_grounding(
+                    seed + index,
+                    "nominal",
+                    ink=ink,
+                    acquisition=acquisition,
+                    font=fonts[index % len(fonts)],
+                )
+                yield ink, acquisition, source
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=20, help="pages per ink and acquisition")
+    parser.add_argument("--seed", type=int, default=1000, help="first seed")
+    args = parser.parse_args(argv)
+    fonts = _fonts()
+    print(f"fonts: {', '.join(Path(f).stem if f else 'Pillow bundled' for f in fonts)}")
+    wrong: Counter[tuple[str, str, str]] = Counter()
+    fields: Counter[tuple[str, str, str]] = Counter()
+    abstained: Counter[tuple[str, str, str]] = Counter()
+    special_wrong: Counter[tuple[str, str]] = Counter()
+    special_total: Counter[str] = Counter()
+    placeholders = {f.name for f in forms.DEFAULT_TEMPLATE.fields if f.placeholder is not None}
+    for ink, acquisition, source in _pages(args.pages, args.seed, fonts):
+        truth = source.truth["fields"]
+        for name, config in CONFIGS.items():
+            read = forms.run(source.asset, config).output["fields"]
+            key = (name, ink, acquisition)
+            for field, expected in truth.items():
+                state = read[field]["state"]
+                fields[key] += 1
+                abstained[key] += state == "abstain"
+                bad = state not in (expected["state"], "abstain")
+                wrong[key] += bad
+                if field in placeholders and expected["state"] == "empty":
+                    special_total["placeholder"] += name == "A"
+                    special_wrong[(name, "placeholder")] += bad
+                if expected["entry"] == "short":
+                    special_total["short"] += name == "A"
+                    special_wrong[(name, "short")] += bad
+    failures = 0
+
+    def verdict(ok: bool) -> str:
+        nonlocal failures
+        failures += not ok
+        return "holds" if ok else "FAILS"
+
+    pages = args.pages * len(INKS) * len(ACQUISITIONS)
+    print(f"pages: {pages} ({args.pages} per ink x acquisition), both configurations\n")
+    print("confidently wrong fields (target 0), by ink / acquisition:")
+    print(
+        f"  {'ink':<11}{'acquisition':<12}{'fields':>7}{'A wrong':>9}{'B wrong':>9}"
+        f"{'A abst.':>9}{'B abst.':>9}  verdict"
+    )
+    for ink in INKS:
+        for acquisition in ACQUISITIONS:
+            a, b = ("A", ink, acquisition), ("B", ink, acquisition)
+            ok = wrong[a] == 0 and wrong[b] == 0
+            print(
+                f"  {ink:<11}{acquisition:<12}{fields[a]:>7}{wrong[a]:>9}{wrong[b]:>9}"
+                f"{abstained[a] / fields[a]:>9.1%}{abstained[b] / fields[b]:>9.1%}  {verdict(ok)}"
+            )
+    print()
+    for kind, label in (
+        ("placeholder", "empty boxes with a printed placeholder"),
+        ("short", "short entries"),
+    ):
+        for name in CONFIGS:
+            figure = special_wrong[(name, kind)]
+            print(
+                f"{label}, CONFIG_{name}: {figure} of {special_total[kind]} confidently wrong "
+                f"(target 0): {verdict(figure == 0)}"
+            )
+    clean = ("A", "dark", "clean")
+    share = abstained[clean] / fields[clean]
+    print(
+        f"CONFIG_A abstention on clean pages: {abstained[clean]} of {fields[clean]} fields "
+        f"= {share:.1%} (target <= {MAX_CLEAN_ABSTENTION:.0%}): "
+        f"{verdict(share <= MAX_CLEAN_ABSTENTION)}"
+    )
+    print(f"\n{failures} target(s) failed" if failures else "\nevery target holds")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
