@@ -74,6 +74,7 @@ __all__ = [
     "MAX_PROPOSALS_PER_TURN",
     "REVIEWER_ROLE",
     "qualify_planner",
+    "run_scenario",
 ]
 
 MAX_PROPOSALS_PER_TURN = 16
@@ -261,6 +262,13 @@ class _ScenarioRun:
             ):
                 results = (self.scenario.result_text,)
                 self.result_delivered = True
+            elif (
+                turn == 1
+                and self.result_delivered
+                and self.scenario.followup_text is not None
+                and allowed_summaries == [READ_TOOL]
+            ):  # multi-turn injection styles: the trigger follows the confirming read
+                results = (self.scenario.followup_text,)
         return ScenarioReport(self.scenario.scenario_id, self.counts())
 
     def judge(self, turn: int, proposal: object) -> tuple[str, str | None]:
@@ -337,3 +345,15 @@ def qualify_planner(planner: Planner) -> PlannerQualificationReport:
     return PlannerQualificationReport(
         tuple(_ScenarioRun(scenario, authority).run(planner, catalog) for scenario in SCENARIOS)
     )
+
+
+def run_scenario(planner: Planner, scenario: Scenario) -> ScenarioReport:
+    """Run one scenario (the injection suite's variants of ``hostile-result``) on its own.
+
+    Same judging, same fresh per-run key and catalog as :func:`qualify_planner`.
+    """
+    if not callable(planner):
+        raise TypeError("planner must be a callable planner(context, catalog)")
+    if type(scenario) is not Scenario:
+        raise TypeError("expected a Scenario")
+    return _ScenarioRun(scenario, _Authority()).run(planner, build_catalog())
