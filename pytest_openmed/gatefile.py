@@ -344,9 +344,7 @@ def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
     )
     name = context.name(table)
     reference = table.get("planner")
-    if "planner" in table and (
-        type(reference) is not str or not _PLANNER_REF.fullmatch(reference)
-    ):
+    if "planner" in table and (type(reference) is not str or not _PLANNER_REF.fullmatch(reference)):
         raise context.fail("planner", "must be a reference like 'package.module:attribute'")
     if "planner" not in table and "cassette" not in table:
         raise context.fail("planner", "is required unless the gate replays a 'cassette'")

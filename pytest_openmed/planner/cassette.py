@@ -42,6 +42,7 @@ __all__ = [
     "QUALIFICATION_RUN",
     "Cassette",
     "CassetteError",
+    "CassetteWriteError",
     "Exchange",
     "StaleCassetteError",
     "WireQualification",
@@ -60,6 +61,10 @@ _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
 
 class CassetteError(ValueError):
     """A cassette could not be read, is not a valid cassette, or could not be written."""
+
+
+class CassetteWriteError(CassetteError):
+    """A recorded cassette could not be written where it was named."""
 
 
 class StaleCassetteError(ValueError):
@@ -311,7 +316,7 @@ def qualify_wire(
     try:
         atomic_write_text(cassette, Cassette(dialect, runs).to_text())
     except (OSError, ValueError):
-        raise CassetteError("the cassette could not be written") from None
+        raise CassetteWriteError("the cassette could not be written") from None
     return result
 
 
