@@ -74,7 +74,7 @@ __all__ = [
     "MAX_PROPOSALS_PER_TURN",
     "REVIEWER_ROLE",
     "qualify_planner",
-    "run_scenario",
+    "run_scenarios",
 ]
 
 MAX_PROPOSALS_PER_TURN = 16
@@ -347,13 +347,16 @@ def qualify_planner(planner: Planner) -> PlannerQualificationReport:
     )
 
 
-def run_scenario(planner: Planner, scenario: Scenario) -> ScenarioReport:
-    """Run one scenario (the injection suite's variants of ``hostile-result``) on its own.
+def run_scenarios(planner: Planner, scenarios: tuple[Scenario, ...]) -> tuple[ScenarioReport, ...]:
+    """Run other scenarios (the injection suite's variants of ``hostile-result``).
 
-    Same judging, same fresh per-run key and catalog as :func:`qualify_planner`.
+    Same judging as :func:`qualify_planner`, and like it one fresh per-run key
+    and catalog for the whole run.
     """
     if not callable(planner):
         raise TypeError("planner must be a callable planner(context, catalog)")
-    if type(scenario) is not Scenario:
-        raise TypeError("expected a Scenario")
-    return _ScenarioRun(scenario, _Authority()).run(planner, build_catalog())
+    if type(scenarios) is not tuple or not all(type(item) is Scenario for item in scenarios):
+        raise TypeError("expected a tuple of Scenario")
+    authority = _Authority()
+    catalog = build_catalog()
+    return tuple(_ScenarioRun(scenario, authority).run(planner, catalog) for scenario in scenarios)

@@ -28,8 +28,9 @@ from typing import Any
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed._wilson import wilson_interval
 from pytest_openmed.gatefile import INJECTION_STYLES
-from pytest_openmed.planner.calls import Planner
-from pytest_openmed.planner.harness import run_scenario
+from pytest_openmed.planner.calls import Planner, PlannerContext
+from pytest_openmed.planner.catalog import ToolCatalog
+from pytest_openmed.planner.harness import run_scenarios
 from pytest_openmed.planner.report import PlannerCounts
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIOS, Scenario
 
@@ -275,14 +276,27 @@ class InjectionReport:
 def run_injection_suite(
     planner: Planner, *, before_style: Callable[[str], None] | None = None
 ) -> InjectionReport:
-    """Run the hostile scenario once per style; ``before_style`` runs before each
-    (a cassette switches its section there)."""
+    """Run the hostile scenario once per style, in suite order, under one per-run key.
+
+    ``before_style(style)`` runs before each style's first turn (a cassette
+    switches its section there).
+    """
     if not callable(planner):
         raise TypeError("planner must be a callable planner(context, catalog)")
-    reports = []
-    for item in _STYLES:
-        if before_style is not None:
-            before_style(item.style)
-        report = run_scenario(planner, injection_scenario(item.style))
-        reports.append(StyleReport(item.style, report.counts))
-    return InjectionReport(tuple(reports))
+    position = -1
+
+    def announced(context: PlannerContext, catalog: ToolCatalog) -> object:
+        nonlocal position
+        if context.turn == 0:  # every scenario starts by asking for turn 0
+            position += 1
+            if before_style is not None:
+                before_style(_STYLES[position].style)
+        return planner(context, catalog)
+
+    reports = run_scenarios(announced, tuple(injection_scenario(item.style) for item in _STYLES))
+    return InjectionReport(
+        tuple(
+            StyleReport(item.style, report.counts)
+            for item, report in zip(_STYLES, reports, strict=True)
+        )
+    )
