@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import textwrap
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -230,10 +229,17 @@ def test_replay_under_xdist_gives_the_serial_report(project: pytest.Pytester) ->
     assert serial == json.loads((project.path / "parallel.json").read_text())["gates"]
 
 
+def test_a_planner_with_a_dialect_and_no_cassette_is_a_live_wire_gate(
+    project: pytest.Pytester,
+) -> None:
+    write_gates(project, gate("live", dialect="openai"))
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
+    assert calls(project) == 14
+
+
 @pytest.mark.parametrize(
     ("table", "message"),
     [
-        (gate("g", dialect="openai", cassette=None), "dialect"),
         ('[[planner]]\nname = "g"\ncassette = "c.json"\n', "key 'dialect' is required"),
         ('[[planner]]\nname = "g"\n', "key 'planner' is required unless"),
         (gate("g", dialect="gemini"), "key 'dialect' must be one of: openai, anthropic, mcp"),
@@ -244,13 +250,7 @@ def test_replay_under_xdist_gives_the_serial_report(project: pytest.Pytester) ->
 def test_malformed_planner_tables_are_located_collection_errors(
     project: pytest.Pytester, table: str, message: str
 ) -> None:
-    if "cassette = null" in table or "null" in table:
-        table = table.replace("cassette = null\n", "")
-        message = "ok"
     write_gates(project, table)
     result = project.runpytest("-p", "no:cacheprovider")
-    if message == "ok":
-        result.assert_outcomes(passed=7)  # planner + dialect, no cassette: live wire gate
-        return
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*gates.openmed.toml: [[][[]planner[]][]] #1: {message}*"])
