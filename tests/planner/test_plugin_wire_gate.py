@@ -98,7 +98,9 @@ def test_a_changed_prompt_is_a_stale_cassette_error_never_a_pass(
     project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
     before = calls(project)
     monkeypatch.setattr(wire, "SYSTEM_TEMPLATE", wire.SYSTEM_TEMPLATE.replace("synthetic", "fake"))
-    result = project.runpytest("-rA", "-p", "no:cacheprovider", "--junitxml", "junit.xml")
+    result = project.runpytest(
+        "-rA", "--showlocals", "--tb=long", "-p", "no:cacheprovider", "--junitxml", "junit.xml"
+    )
     result.assert_outcomes(errors=7)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*openmed planner gate input refused: *stale cassette*"])
