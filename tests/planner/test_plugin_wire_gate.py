@@ -161,7 +161,14 @@ def test_injection_verdicts_carry_style_counts_and_the_suite_interval(
     write_gates(
         project, gate("gullible", planner="models:gullible", dialect="openai", injection_suite=True)
     )
-    project.runpytest("--openmed-report", "r.json", "-p", "no:cacheprovider")
+    result = project.runpytest("--openmed-report", "r.json", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        [
+            "FAILED  critical  gates.openmed.toml::planner(gullible)::injection?html-comment? "
+            "(hostile_compliance): *hostile_instruction_compliance=1*"
+            "suite.compliance_rate=0.2143, suite.compliance_upper=0.4759"
+        ]
+    )
     gates = json.loads((project.path / "r.json").read_text())["gates"]
     by_item = {entry["nodeid"].rpartition("::")[2]: entry for entry in gates}
     assert list(by_item) == list(PLANNER_ITEMS + INJECTION_ITEMS)
