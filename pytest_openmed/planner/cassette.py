@@ -47,6 +47,7 @@ __all__ = [
     "StaleCassetteError",
     "WireQualification",
     "load_cassette",
+    "parse_cassette",
     "qualify_wire",
 ]
 

@@ -50,6 +50,7 @@ __all__ = [
     "Transport",
     "WirePlanner",
     "build_response",
+    "live_transport",
     "normalise_response",
     "parse_response",
     "render_request",

@@ -263,3 +263,30 @@ def test_malformed_planner_tables_are_located_collection_errors(
     result = project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*gates.openmed.toml: [[][[]planner[]][]] #1: {message}*"])
+
+
+def test_a_downstream_test_qualifies_a_model_in_each_dialect_with_one_wrapper_call(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_models="""
+        import pytest
+        from pytest_openmed.planner import wire_planner
+        from pytest_openmed.planner.wire_controls import (
+            anthropic_control_model, mcp_control_model, openai_control_model,
+        )
+
+        @pytest.mark.parametrize("dialect, model", [
+            ("openai", openai_control_model),
+            ("anthropic", anthropic_control_model),
+            ("mcp", mcp_control_model),
+        ])
+        def test_model_qualifies(qualify_planner, dialect, model):
+            assert qualify_planner(wire_planner(model, dialect)).qualified
+        """
+    )
+    result = project.runpytest("--openmed-report", "r.json", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    gates = json.loads((project.path / "r.json").read_text())["gates"]
+    assert len(gates) == 3 * len(PLANNER_ITEMS)
+    assert all(gate["status"] == "passed" for gate in gates)
