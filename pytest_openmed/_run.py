@@ -9,6 +9,8 @@ marker > CLI > ini > default; markers are resolved where they are read.
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RunOptions",
+    "cli_type",
     "parse_env_name",
     "parse_min_cell",
     "parse_planner_ref",
@@ -45,8 +48,26 @@ def _int_in(low: int, high: int, what: str) -> Callable[[str], int]:
             raise ValueError(f"{what} must be a whole number from {low} to {high}")
         return value
 
-    parse.__name__ = what  # argparse names the option type in its message
+    parse.__name__ = what
     return parse
+
+
+def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``parse`` as an argparse ``type=``: its message, as the ini gets it.
+
+    argparse turns a ``ValueError`` into ``invalid <function name> value: <value>``;
+    an ``ArgumentTypeError`` is shown as it is, so a bad ``--openmed-seed`` reads
+    ``argument --openmed-seed: seed must be a whole number from 0 to …``.
+    """
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
 
 
 parse_seed = _int_in(0, 2**63 - 1, "seed")
@@ -56,7 +77,10 @@ parse_min_cell = _int_in(5, 1_000_000, "min_cell")
 
 def parse_env_name(text: str) -> str:
     if not _ENV_NAME.fullmatch(text):
-        raise ValueError("must be an environment variable name")
+        raise ValueError(
+            "key_env must be an environment variable name: 1 to 128 letters, digits or '_', "
+            "not starting with a digit"
+        )
     return text
 
 
@@ -128,6 +152,29 @@ def resolve_path(config: pytest.Config, dest: str, ini: str) -> Path | None:
     return None
 
 
+def check_writable(config: pytest.Config, path: Path | None, dest: str) -> None:
+    """Refuse, before any gate runs, an output path that cannot be written.
+
+    Only the directory is probed (it must exist and be writable, and the path
+    must not be a directory); nothing is created.  The message names the
+    option, never the path.
+    """
+    if path is None or hasattr(config, "workerinput"):
+        return
+    parent = path.parent
+    if (
+        path.is_dir()
+        or not parent.is_dir()
+        or not os.access(parent, os.W_OK | os.X_OK)
+        or (path.exists() and not os.access(path, os.W_OK))
+    ):
+        option = "--" + dest.replace("_", "-") if config.getoption(dest) else f"ini {dest}"
+        raise pytest.UsageError(
+            f"openmed: {option} names a file that cannot be written (its directory is "
+            "missing or not writable, or it is a directory) (OPENMED-REPORT-PATH)"
+        )
+
+
 def resolve_run_options(config: pytest.Config) -> RunOptions:
     planners: list[str] = list(config.getoption("openmed_planners"))
     if not planners:
@@ -138,6 +185,10 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
     baseline = _load_baseline(resolve_path(config, "openmed_baseline", "openmed_baseline"))
     waivers = _load_waivers(resolve_path(config, "openmed_waivers", "openmed_waivers"))
+    report_path = resolve_path(config, "openmed_report", "openmed_report")
+    markdown_path = resolve_path(config, "openmed_markdown", "openmed_markdown")
+    check_writable(config, report_path, "openmed_report")
+    check_writable(config, markdown_path, "openmed_markdown")
     step_summary = not config.getoption("openmed_no_step_summary") and bool(
         config.getini("openmed_step_summary")
     )
@@ -149,8 +200,8 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         planners=tuple(dict.fromkeys(planners)),
         controls=bool(config.getoption("openmed_controls")),
         record=_record(config),
-        report_path=resolve_path(config, "openmed_report", "openmed_report"),
-        markdown_path=resolve_path(config, "openmed_markdown", "openmed_markdown"),
+        report_path=report_path,
+        markdown_path=markdown_path,
         step_summary=step_summary,
         baseline=baseline,
         waivers=waivers,
