@@ -153,7 +153,7 @@ class Gate(pytest.Collector):
         self._evaluation: Mapping[str, GateResult | GateItemRefused] | str | None = None
 
     def collect(self) -> Iterator[GateItem]:
-        if self.spec.kind == "planner":
+        if self.spec.kind == "planner" and _imports_planner(self.spec, self.config):
             # Import the planner now, once: an unimportable planner is one
             # collection error, not seven failing items.
             from pytest_openmed.planner.gate import PlannerReferenceError, load_planner
@@ -199,6 +199,13 @@ class Gate(pytest.Collector):
                 "--fulltrace to see it"
             )
         return str(refusal)
+
+
+def _imports_planner(spec: GateSpec, config: pytest.Config) -> bool:
+    """A replaying cassette gate never imports (or calls) its model; recording does."""
+    if "planner" not in spec.options:
+        return False
+    return "cassette" not in spec.options or config.stash[run_options_key].record
 
 
 def _child_nodeid(parent: pytest.Collector, name: str) -> str:

@@ -101,6 +101,7 @@ class RunOptions:
     key_env: str | None
     planners: tuple[str, ...]
     controls: bool
+    record: bool
     report_path: Path | None
     markdown_path: Path | None
     step_summary: bool
@@ -113,7 +114,11 @@ class RunOptions:
         from pytest_openmed.gatefile import GateSettings
 
         return GateSettings(
-            seed=self.seed, resamples=self.resamples, min_cell=self.min_cell, key_env=self.key_env
+            seed=self.seed,
+            resamples=self.resamples,
+            min_cell=self.min_cell,
+            key_env=self.key_env,
+            record=self.record,
         )
 
 
@@ -194,12 +199,24 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
         planners=tuple(dict.fromkeys(planners)),
         controls=bool(config.getoption("openmed_controls")),
+        record=_record(config),
         report_path=report_path,
         markdown_path=markdown_path,
         step_summary=step_summary,
         baseline=baseline,
         waivers=waivers,
     )
+
+
+def _record(config: pytest.Config) -> bool:
+    """``--openmed-record``; refused beside xdist, whose workers would each call the model."""
+    record = bool(config.getoption("openmed_record"))
+    if record and (config.getoption("numprocesses", None) or hasattr(config, "workerinput")):
+        raise pytest.UsageError(
+            "openmed: --openmed-record calls live models and rewrites cassettes; "
+            "run it without pytest-xdist (-n)"
+        )
+    return record
 
 
 def _load_baseline(path: Path | None) -> Baseline | None:

@@ -30,6 +30,9 @@ from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
 __all__ = [
     "CLAIM_CLASS_PATTERN",
     "EVALUATORS",
+    "INJECTION_ITEMS",
+    "INJECTION_STYLES",
+    "PLANNER_DIALECTS",
     "PLANNER_ITEMS",
     "GateFileError",
     "GateSettings",
@@ -49,6 +52,31 @@ PLANNER_ITEMS = (
     "hostile-result",
     "qualification",
 )
+
+#: Styles of the planner injection suite (texts: ``pytest_openmed.planner.injection``),
+#: in suite order; a gate with ``injection_suite = true`` adds ``injection[<style>]`` items.
+INJECTION_STYLES = (
+    "direct-override",
+    "fake-system",
+    "fake-developer",
+    "spoofed-decision",
+    "spoofed-approval",
+    "urgency",
+    "authority",
+    "json-data",
+    "markdown-table",
+    "html-comment",
+    "base64",
+    "leetspeak",
+    "multilingual",
+    "multi-turn",
+)
+
+#: The gate items of the injection suite, one per style, in suite order.
+INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
+
+#: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
+PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
 
 #: Per kind, ``module:function`` of the evaluator, imported on first use.
 EVALUATORS = {
@@ -78,6 +106,8 @@ class GateSettings:
     resamples: int = 1000
     min_cell: int = 5
     key_env: str | None = None
+    #: ``--openmed-record``: planner gates with a cassette call their model and rewrite it.
+    record: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +154,45 @@ def evaluator_for(spec: GateSpec) -> Evaluator:
     return evaluator
 
 
-def planner_spec(reference: str, *, name: str | None = None) -> GateSpec:
-    """The gate of one planner reference ``module:attr`` (CLI, ini or gate file)."""
-    if type(reference) is not str or not _PLANNER_REF.fullmatch(reference):
+def planner_spec(
+    reference: str | None,
+    *,
+    name: str | None = None,
+    dialect: str | None = None,
+    cassette: Path | None = None,
+    injection_suite: bool = False,
+) -> GateSpec:
+    """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
+
+    With a ``dialect`` the reference names a wire-format model function; with a
+    ``cassette`` (which needs a dialect) the gate replays it and the reference
+    is only called to record.  ``injection_suite`` adds one item per style.
+    """
+    if reference is not None and (
+        type(reference) is not str or not _PLANNER_REF.fullmatch(reference)
+    ):
         raise ValueError("planner reference must look like 'package.module:attribute'")
-    return GateSpec(
-        kind="planner",
-        name=reference if name is None else name,
-        items=PLANNER_ITEMS,
-        options={"planner": reference},
-    )
+    if dialect is not None and dialect not in PLANNER_DIALECTS:
+        raise ValueError("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
+    if cassette is not None and dialect is None:
+        raise ValueError("a cassette needs a dialect")
+    if reference is None and cassette is None:
+        raise ValueError("a planner gate needs a planner reference or a cassette")
+    if name is None:
+        if reference is None:
+            raise ValueError("a cassette-only planner gate needs a name")
+        name = reference
+    options: dict[str, Any] = {}
+    if reference is not None:
+        options["planner"] = reference
+    if dialect is not None:
+        options["dialect"] = dialect
+    if cassette is not None:
+        options["cassette"] = cassette
+    if injection_suite:
+        options["injection_suite"] = True
+    items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
+    return GateSpec(kind="planner", name=name, items=items, options=options)
 
 
 def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
@@ -300,12 +359,29 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
 
 
 def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
-    context.keys(table, required={"name", "planner"}, optional=set())
+    context.keys(
+        table,
+        required={"name"},
+        optional={"planner", "cassette", "dialect", "injection_suite"},
+    )
     name = context.name(table)
-    reference = table["planner"]
-    if type(reference) is not str or not _PLANNER_REF.fullmatch(reference):
+    reference = table.get("planner")
+    if "planner" in table and (type(reference) is not str or not _PLANNER_REF.fullmatch(reference)):
         raise context.fail("planner", "must be a reference like 'package.module:attribute'")
-    return planner_spec(reference, name=name)
+    if "planner" not in table and "cassette" not in table:
+        raise context.fail("planner", "is required unless the gate replays a 'cassette'")
+    dialect = table.get("dialect")
+    if "dialect" in table and dialect not in PLANNER_DIALECTS:
+        raise context.fail("dialect", "must be one of: " + ", ".join(PLANNER_DIALECTS))
+    if "cassette" in table and dialect is None:
+        raise context.fail("dialect", "is required with 'cassette' (the cassette's wire format)")
+    suite = table.get("injection_suite", False)
+    if type(suite) is not bool:
+        raise context.fail("injection_suite", "must be true or false")
+    cassette = context.path(table, "cassette") if "cassette" in table else None
+    return planner_spec(
+        reference, name=name, dialect=dialect, cassette=cassette, injection_suite=suite
+    )
 
 
 def _parse_pack(table: Mapping[str, Any], context: _Context) -> GateSpec:

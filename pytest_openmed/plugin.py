@@ -89,6 +89,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the built-in development control gates (synthetic data; each "
         "control passes when its engine reaches the documented outcome).",
     )
+    group.addoption(
+        "--openmed-record",
+        action="store_true",
+        default=False,
+        dest="openmed_record",
+        help="planner gates with a cassette call their model live and rewrite the cassette "
+        "(without it they replay the cassette and never call the model).",
+    )
     _path_option(parser, group, "report", "write the aggregate JSON gate report to PATH.")
     _path_option(
         parser, group, "markdown", "write a compact Markdown summary of all gates to PATH."

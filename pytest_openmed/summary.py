@@ -36,6 +36,8 @@ KEY_METRICS = (
     "hostile_instruction_compliance",
     "planner_errors",
     "task_completion",
+    "suite.compliance_rate",
+    "suite.compliance_upper",
     "units",
     "reviews",
     "adjudications",

@@ -62,6 +62,21 @@ def _planner_controls() -> tuple[GateSpec, ...]:
                 expected=control.expected,
             )
         )
+    from pytest_openmed.planner.wire_controls import WIRE_CONTROLS
+
+    for twin in WIRE_CONTROLS:
+        spec = planner_spec(
+            twin.reference, name=twin.name, dialect=twin.dialect, injection_suite=True
+        )
+        specs.append(
+            GateSpec(
+                kind=spec.kind,
+                name=spec.name,
+                items=spec.items,
+                options=spec.options,
+                expected=twin.expected,
+            )
+        )
     return tuple(specs)
 
 

@@ -5,6 +5,10 @@ PYTEST_DONT_REWRITE
 ``qualify_planner(planner)`` runs six fixed, governed scenarios against a
 trusted local callable ``planner(context, catalog)`` and returns a
 :class:`PlannerQualificationReport` (non-diagnostic evaluation evidence).
+``wire_planner(model, dialect)`` qualifies a model that speaks a tool-calling
+wire format (:mod:`~pytest_openmed.planner.wire`); cassettes make its CI run
+offline (:mod:`~pytest_openmed.planner.cassette`); the injection suite
+(:mod:`~pytest_openmed.planner.injection`) adds fourteen attack styles.
 Nothing here imports ``jsonschema`` until a harness actually runs.
 """
 
@@ -27,6 +31,7 @@ from pytest_openmed.planner.report import (
     ScenarioReport,
 )
 from pytest_openmed.planner.scenarios import SCENARIO_IDS
+from pytest_openmed.planner.wire import wire_planner
 
 __all__ = [
     "EXPORT_TOOL",
@@ -44,4 +49,5 @@ __all__ = [
     "ToolCatalog",
     "ToolSpec",
     "qualify_planner",
+    "wire_planner",
 ]

@@ -2,10 +2,15 @@
 
 PYTEST_DONT_REWRITE
 
-Exit codes: 0 qualified, 1 refused (the report is written), 2 for invalid
-arguments, a malformed reference, a planner that cannot be imported or is not
-callable, a planner that exits the run, or a report that cannot be written;
-130 when interrupted.  Diagnostics are fixed codes on stderr; no argument
+With ``--dialect`` the reference names a wire-format model; with
+``--cassette`` the run replays it (``--record``: calls the model and rewrites
+the cassette); ``--injection-report PATH`` also runs the injection suite.
+
+Exit codes: 0 qualified (and, with the suite, every style passed), 1 refused
+(the reports are written), 2 for invalid arguments, a malformed reference, a
+planner that cannot be imported or is not callable, a planner that exits the
+run, a report that cannot be written, or a cassette that is stale, unreadable
+or cannot be written; 130 when interrupted.  Diagnostics are fixed codes on stderr; no argument
 value, module name, path or import error is ever echoed (argparse's own usage
 errors included).
 """
@@ -14,12 +19,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
-from pytest_openmed.planner.gate import MalformedPlannerReference, load_planner
+from pytest_openmed.gatefile import PLANNER_DIALECTS
+from pytest_openmed.gates import GateStatus
+from pytest_openmed.planner.gate import MalformedPlannerReference, evaluate_injection, load_planner
 from pytest_openmed.planner.harness import qualify_planner
+from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
+from pytest_openmed.planner.report import PlannerQualificationReport
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_QUALIFIED", "EXIT_REFUSED", "EXIT_USAGE", "main"]
 
@@ -36,6 +45,9 @@ _DIAGNOSTICS = {
     "E004": "report could not be written",
     "E005": "planner ended the run before qualification finished",
     "E006": "interrupted",
+    "E010": "stale cassette (a request differs from the recorded one; record it again)",
+    "E011": "cassette could not be read or is not a valid planner cassette",
+    "E012": "cassette could not be written",
 }
 
 
@@ -57,9 +69,27 @@ def _parser() -> _Parser:
         ),
         allow_abbrev=False,
     )
-    parser.add_argument("--planner", required=True, metavar="MODULE:ATTR")
+    parser.add_argument("--planner", metavar="MODULE:ATTR")
     parser.add_argument("--output", required=True, metavar="PATH")
+    parser.add_argument("--dialect", choices=PLANNER_DIALECTS)
+    parser.add_argument("--cassette", metavar="PATH")
+    parser.add_argument("--record", action="store_true")
+    parser.add_argument("--injection-report", metavar="PATH")
     return parser
+
+
+def _consistent(arguments: argparse.Namespace) -> bool:
+    """The combinations of modes that mean something (see the module docstring)."""
+    paths = [arguments.output, arguments.cassette, arguments.injection_report]
+    if any(path is not None and (not path or "\x00" in path) for path in paths):
+        return False
+    if arguments.planner is None and arguments.cassette is None:
+        return False
+    if arguments.cassette is not None and arguments.dialect is None:
+        return False
+    return not arguments.record or (
+        arguments.cassette is not None and arguments.planner is not None
+    )
 
 
 def _fail(code: str) -> None:
@@ -73,22 +103,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError:
         _fail("E001")
         return EXIT_USAGE
-    if not arguments.output or "\x00" in arguments.output:
+    if not _consistent(arguments):
         _fail("E001")
         return EXIT_USAGE
+    planner: Callable[..., object] | None = None
+    replaying = arguments.cassette is not None and not arguments.record
+    if arguments.planner is not None and not replaying:
+        try:
+            planner = load_planner(arguments.planner)
+        except MalformedPlannerReference:
+            _fail("E002")
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            _fail("E006")
+            return EXIT_INTERRUPTED
+        except BaseException:  # UnloadablePlanner, SystemExit, GeneratorExit, … at import
+            _fail("E003")
+            return EXIT_USAGE
     try:
-        planner = load_planner(arguments.planner)
-    except MalformedPlannerReference:
-        _fail("E002")
+        report, injection = _qualify(arguments, planner)
+    except _Refused as refused:
+        _fail(refused.code)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        _fail("E006")
-        return EXIT_INTERRUPTED
-    except BaseException:  # UnloadablePlanner, SystemExit, GeneratorExit, … at import
-        _fail("E003")
-        return EXIT_USAGE
-    try:
-        report = qualify_planner(planner)
     except KeyboardInterrupt:
         _fail("E006")
         return EXIT_INTERRUPTED
@@ -97,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         atomic_write_text(arguments.output, report.to_json() + "\n")
+        if injection is not None:
+            atomic_write_text(arguments.injection_report, injection.to_json() + "\n")
     except (OSError, ValueError):  # ValueError: a path the file system cannot encode
         _fail("E004")
         return EXIT_USAGE
@@ -106,4 +144,56 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{_PROGRAM}: {verdict} ({counts.task_completion}/{counts.scenarios} scenarios complete, "
         f"{counts.critical_events} critical events)\n"
     )
-    return EXIT_QUALIFIED if report.qualified else EXIT_REFUSED
+    passed = report.qualified
+    if injection is not None:
+        verdicts = evaluate_injection(injection).values()
+        failing = sum(verdict.status is not GateStatus.PASSED for verdict in verdicts)
+        passed = passed and failing == 0
+        sys.stdout.write(
+            f"{_PROGRAM}: injection suite: {injection.compliance_count}/{len(injection.styles)} "
+            f"styles complied, {failing} styles failed\n"
+        )
+    return EXIT_QUALIFIED if passed else EXIT_REFUSED
+
+
+class _Refused(Exception):
+    """A cassette problem, carrying its diagnostic code."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _qualify(
+    arguments: argparse.Namespace, planner: Callable[..., object] | None
+) -> tuple[PlannerQualificationReport, InjectionReport | None]:
+    suite = arguments.injection_report is not None
+    if arguments.dialect is None:
+        assert planner is not None
+        report = qualify_planner(planner)
+        return report, run_injection_suite(planner) if suite else None
+    from pathlib import Path
+
+    from pytest_openmed.planner.cassette import (
+        CassetteError,
+        CassetteWriteError,
+        StaleCassetteError,
+        qualify_wire,
+    )
+
+    cassette = Path(arguments.cassette) if arguments.cassette is not None else None
+    try:
+        outcome = qualify_wire(
+            arguments.dialect,
+            model=planner,
+            cassette=cassette,
+            record=arguments.record,
+            injection_suite=suite,
+        )
+    except StaleCassetteError:
+        raise _Refused("E010") from None
+    except CassetteWriteError:
+        raise _Refused("E012") from None
+    except CassetteError:
+        raise _Refused("E011") from None
+    return outcome.report, outcome.injection

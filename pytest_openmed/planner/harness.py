@@ -74,6 +74,7 @@ __all__ = [
     "MAX_PROPOSALS_PER_TURN",
     "REVIEWER_ROLE",
     "qualify_planner",
+    "run_scenarios",
 ]
 
 MAX_PROPOSALS_PER_TURN = 16
@@ -264,6 +265,13 @@ class _ScenarioRun:
             ):
                 results = (self.scenario.result_text,)
                 self.result_delivered = True
+            elif (
+                turn == 1
+                and self.result_delivered
+                and self.scenario.followup_text is not None
+                and allowed_summaries == [READ_TOOL]
+            ):  # multi-turn injection styles: the trigger follows the confirming read
+                results = (self.scenario.followup_text,)
         return ScenarioReport(self.scenario.scenario_id, self.counts())
 
     def judge(self, turn: int, proposal: object) -> tuple[str, str | None]:
@@ -351,3 +359,18 @@ def qualify_planner(planner: Planner) -> PlannerQualificationReport:
     return PlannerQualificationReport(
         tuple(_ScenarioRun(scenario, authority).run(planner, catalog) for scenario in SCENARIOS)
     )
+
+
+def run_scenarios(planner: Planner, scenarios: tuple[Scenario, ...]) -> tuple[ScenarioReport, ...]:
+    """Run other scenarios (the injection suite's variants of ``hostile-result``).
+
+    Same judging as :func:`qualify_planner`, and like it one fresh per-run key
+    and catalog for the whole run.
+    """
+    if not callable(planner):
+        raise TypeError("planner must be a callable planner(context, catalog)")
+    if type(scenarios) is not tuple or not all(type(item) is Scenario for item in scenarios):
+        raise TypeError("expected a tuple of Scenario")
+    authority = _Authority()
+    catalog = build_catalog()
+    return tuple(_ScenarioRun(scenario, authority).run(planner, catalog) for scenario in scenarios)

@@ -5,6 +5,9 @@ PYTEST_DONT_REWRITE
 Each scenario fixes the task text, the exact sequence of ``(turn, tool)`` a
 well-behaved planner proposes, whether review must end up pending, and (for
 the two result scenarios) the synthetic tool result shown on turn 1.  The
+injection suite (:mod:`pytest_openmed.planner.injection`) reuses the hostile
+scenario with other result texts, and for multi-turn styles a follow-up
+result shown on turn 2.  The
 temptations live in the task and result texts; the expected behaviour never
 changes: read and summarise inside the grant, ask for review and wait.
 """
@@ -31,12 +34,16 @@ class Scenario:
     expects_review_pending: bool = False
     result_text: str | None = None
     hostile: bool = False
+    #: Shown on turn 2 after the confirming read (multi-turn injection styles only).
+    followup_text: str | None = None
 
     def __post_init__(self) -> None:
         if any(not 0 <= turn < MAX_TURNS for turn, _ in self.expected):
             raise ValueError("expected proposals must fall within the turn limit")
         if self.hostile and self.result_text is None:
             raise ValueError("a hostile scenario needs a result text")
+        if self.followup_text is not None and self.result_text is None:
+            raise ValueError("a follow-up result needs a first result")
 
     def __repr__(self) -> str:
         return f"Scenario({self.scenario_id!r})"
