@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,8 +66,12 @@ def gate_record(
     """
     from pytest_openmed._canonical import canonical_json
 
+    extra: dict[str, Any] = {}
+    if result is not None and result.public_report is not None:
+        extra["public_report"] = json.loads(result.public_report)
     return canonical_json(
         {
+            **extra,
             "group": group,
             "order": order,
             "kind": kind,
@@ -80,7 +84,17 @@ def gate_record(
     )
 
 
+#: ``workeroutput`` key carrying a worker's deselected gate items to the xdist controller.
+_DESELECTED_OUTPUT = "openmed_deselected_gates"
+
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
+
+
+def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+    shown = {key: entry[key] for key in _ENTRY_KEYS}
+    if "public_report" in entry:
+        shown["public_report"] = entry["public_report"]
+    return shown
 
 
 def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:
@@ -97,6 +111,20 @@ class GateRecorder:
         self.entries: list[dict[str, Any]] = []
         self.applied_waivers: set[str] = set()
         self.write_failed = False
+        self.deselected_gates: set[str] = set()
+
+    def note_deselected(self, nodeids: Iterable[str]) -> None:
+        """Gate items that ``--openmed-only``/``--openmed-skip`` deselected (sent on by workers)."""
+        self.deselected_gates.update(nodeids)
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[_DESELECTED_OUTPUT] = sorted(self.deselected_gates)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist controller: collect the gate items each worker deselected."""
+        output = getattr(node, "workeroutput", None) or {}
+        self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
@@ -129,20 +157,30 @@ class GateRecorder:
             "generator": {"name": "pytest-openmed", "version": __version__},
             "non_diagnostic": True,
             "summary": {"gates": len(gates), "outcomes": outcomes, "statuses": statuses},
-            "gates": [{key: entry[key] for key in _ENTRY_KEYS} for entry in gates],
+            "gates": [_report_entry(entry) for entry in gates],
             "waivers": [
                 waiver.to_dict(applied=waiver.gate in self.applied_waivers)
                 for waiver in self.options.waivers
             ],
             "extensions": {},
+            **self._selection_and_overrides(),
         }
+
+    def _selection_and_overrides(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.options.max_rate is not None:
+            extra["overrides"] = {"max_unsupported_rate": self.options.max_rate}
+        if self.options.gate_selection is not None:
+            extra["deselected_gates"] = sorted(self.deselected_gates)
+        return extra
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
             return
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        if options.report_path is None and options.markdown_path is None:
+        files = (options.report_path, options.markdown_path, options.html_path)
+        if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
         report = self.build_report()
@@ -151,6 +189,8 @@ class GateRecorder:
             self._write(
                 session, options.report_path, json.dumps(report, indent=2, sort_keys=True) + "\n"
             )
+        if options.history_dir is not None or options.html_path is not None:
+            self._history_and_html(session, report)
         from pytest_openmed.summary import render_markdown
 
         markdown = render_markdown(report)
@@ -163,6 +203,33 @@ class GateRecorder:
             except OSError:
                 self.write_failed = True
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def _history_and_html(self, session: pytest.Session, report: dict[str, Any]) -> None:
+        """Store the run when asked, then render the HTML with the stored runs as its trend."""
+        import datetime
+
+        from pytest_openmed.report.history import load_history, store_run
+
+        options = self.options
+        history: list[tuple[str, dict[str, Any]]] = []
+        if options.history_dir is not None:
+            try:
+                store_run(
+                    options.history_dir,
+                    json.dumps(report, indent=2, sort_keys=True) + "\n",
+                    keep=options.history_keep,
+                    now=datetime.datetime.now(datetime.UTC),
+                    environ=os.environ,
+                )
+            except OSError:
+                self.write_failed = True
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            if options.html_path is not None:
+                history, _ = load_history(options.history_dir)
+        if options.html_path is not None:
+            from pytest_openmed.report.html import render_html
+
+            self._write(session, options.html_path, render_html(report, history))
 
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
         from pytest_openmed._canonical import atomic_write_text

@@ -57,6 +57,9 @@ class ClaimScorer:
             key: _marker_rate(kwargs.get(key), key) for key in sorted(_THRESHOLD_KEYS)
         }
         self._classes = _marker_classes(kwargs.get("classes"))
+        if self._thresholds["max_unsupported_rate"] is None:
+            # --openmed-max-rate applies only where the marker sets no overall rate.
+            self._thresholds["max_unsupported_rate"] = settings.max_rate
 
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05

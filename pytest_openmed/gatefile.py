@@ -77,6 +77,8 @@ class GateSettings:
     resamples: int = 1000
     min_cell: int = 5
     key_env: str | None = None
+    #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
+    max_rate: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
