@@ -90,32 +90,54 @@ def terminal_lines(entries: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, 
                 yield summary_line(entry), colour if entry["outcome"] != "skipped" else "yellow"
 
 
+def _md_code(text: str) -> str:
+    """Inline code safe inside a Markdown table cell (``|`` would end the cell)."""
+    return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
-    """The gate report as a short Markdown table, for humans reading CI logs."""
+    """The gate report in short: one row per gate (its worst verdict), failures beneath.
+
+    The full per-verdict table stays in the JSON and HTML reports.
+    """
+    from pytest_openmed.report.rules import gate_group, rule_text, verdict_label, worst_entry
+
     summary = report["summary"]
     outcomes = summary["outcomes"]
+    waived = {w["gate"] for w in report.get("waivers", []) if w["applied"]}
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in report["gates"]:
+        groups.setdefault(gate_group(entry), []).append(entry)
     lines = [
         "## openmed gates",
         "",
         f"{summary['gates']} gate verdicts: "
         + ", ".join(f"{count} {name}" for name, count in sorted(outcomes.items()) if count),
         "",
-        "| outcome | status | gate | rule | counts |",
-        "| --- | --- | --- | --- | --- |",
+        "| gate | kind | worst verdict | status | verdicts | failing |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for entry in report["gates"]:
-        rule = "" if entry["reason"] in (None, "ok") else str(entry["reason"])
-        if entry["expected"] not in (None, "passed"):
-            rule = f"{rule} (control expects {entry['expected']})".strip()
+    failures: list[str] = []
+    for group, entries in groups.items():
+        worst = worst_entry(entries)
+        failing = [e for e in entries if e["outcome"] in ("failed", "error")]
         lines.append(
-            f"| {entry['outcome']} | {entry['status'] or '-'} | `{_name(entry)}` | {rule} "
-            f"| {_metric_text(entry['metrics'])} |"
+            f"| {_md_code(group)} | {entries[0]['kind']} "
+            f"| {verdict_label(worst, worst['nodeid'] in waived)} | {worst['status'] or '-'} "
+            f"| {len(entries)} | {len(failing)} |"
         )
+        failures += [
+            f"- {_md_code(_name(entry))}: {verdict_label(entry)} "
+            f"{entry['status'] or '-'}: {rule_text(entry)}"
+            for entry in failing
+        ]
+    if failures:
+        lines += ["", "Failures (the rule that failed):", "", *failures]
     waivers = report.get("waivers", [])
-    if waivers:
+    if any(waiver["applied"] for waiver in waivers):
         lines += ["", "Waivers applied:", ""]
         lines += [
-            f"- `{waiver['gate']}` until {waiver['expires']} (ref {waiver['reference']})"
+            f"- {_md_code(waiver['gate'])} until {waiver['expires']} (ref {waiver['reference']})"
             for waiver in waivers
             if waiver["applied"]
         ]

@@ -102,10 +102,11 @@ def verdict_label(entry: Mapping[str, Any], waived: bool = False) -> str:
 
 
 def worst_entry(entries: list[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """The entry with the worst outcome (first of equals, in report order)."""
+    """The entry with the worst outcome, then a non-passing status; first of equals."""
     return min(
         entries,
         key=lambda entry: (
-            OUTCOME_SEVERITY.index(entry["outcome"]) if entry["outcome"] in OUTCOME_SEVERITY else 0
+            OUTCOME_SEVERITY.index(entry["outcome"]) if entry["outcome"] in OUTCOME_SEVERITY else 0,
+            entry.get("status") == "passed",
         ),
     )
