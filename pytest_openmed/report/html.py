@@ -16,6 +16,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_openmed.gates import GateStatus
 from pytest_openmed.report.charts import (
     ForestRow,
     TrendPoint,
@@ -42,6 +43,10 @@ SIMULATION_NOTICE = (
     "Development simulation: the reviews behind this pack were constructed for testing; "
     "no qualified person reviewed these cases."
 )
+
+#: Fixed column orders: the page must not depend on the key order of the JSON it was given.
+_OUTCOMES = ("passed", "failed", "error", "skipped")
+_STATUSES = tuple(status.value for status in GateStatus)
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
 
@@ -169,16 +174,16 @@ def _header(report: Mapping[str, Any]) -> str:
         else '<span class="badge ok">✓ GATES PASSED</span>'
     )
     counts = _table(
-        ["verdicts", *outcomes.keys()],
+        ["verdicts", *_OUTCOMES],
         [
             [f'<td class="num">{summary["gates"]}</td>']
-            + [f'<td class="num">{_num(count)}</td>' for count in outcomes.values()]
+            + [f'<td class="num">{_num(outcomes.get(name))}</td>' for name in _OUTCOMES]
         ],
         "Gate verdicts by pytest outcome",
     )
     status_table = _table(
-        list(statuses.keys()),
-        [[f'<td class="num">{_num(count)}</td>' for count in statuses.values()]],
+        list(_STATUSES),
+        [[f'<td class="num">{_num(statuses.get(name))}</td>' for name in _STATUSES]],
         "Gate verdicts by engine status",
     )
     pytest_counts = _run_value(report, "pytest_counts", "tests", "pytest_outcomes")
