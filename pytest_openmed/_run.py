@@ -159,15 +159,17 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
                 planners.append(parse_planner_ref(str(line)))
             except ValueError as error:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
-    baseline = _load_baseline(resolve_path(config, "openmed_baseline", "openmed_baseline"))
+    baseline_path = resolve_path(config, "openmed_baseline", "openmed_baseline")
     history_dir = resolve_path(config, "openmed_history", "openmed_history")
     compare = config.getoption("openmed_compare")
+    if compare is not None and baseline_path is not None:
+        raise pytest.UsageError(
+            "openmed: --openmed-compare and --openmed-baseline both name a baseline; use one"
+        )
     if compare is not None:
-        if baseline is not None:
-            raise pytest.UsageError(
-                "openmed: --openmed-compare and --openmed-baseline both name a baseline; use one"
-            )
         baseline = _compare_baseline(history_dir, compare)
+    else:
+        baseline = _load_baseline(baseline_path)
     only, skip = config.getoption("openmed_only"), config.getoption("openmed_skip")
     if only and skip:
         raise pytest.UsageError("openmed: --openmed-only and --openmed-skip exclude each other")
