@@ -9,7 +9,10 @@ import pytest
 
 from .conftest import CANARY, claim, evidence, validate_report
 
-GATE = '[[claims]]\nname = "labs"\nclaims = "c.json"\nevidence = "e.json"\nresamples = 200\n'
+GATE = (
+    '[[claims]]\nname = "labs"\nclaims = "c.json"\nevidence = "e.json"\nresamples = 200\n'
+    "max_upper = 1.0\n"
+)
 STORED = re.compile(r"[0-9]{8}T[0-9]{12}Z-([0-9a-f]{7,12}|nocommit)\.json")
 
 

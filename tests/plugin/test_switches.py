@@ -9,8 +9,12 @@ import pytest
 
 from .conftest import validate_report, write_claims_project
 
-NO_RATE = '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\nresamples = 200\n'
-OWN_RATE = NO_RATE.replace("resamples = 200\n", "resamples = 200\nmax_unsupported_rate = 0.5\n")
+#: Sets an interval threshold but no max_unsupported_rate (a gate with none at all is refused).
+NO_RATE = (
+    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+    "resamples = 200\nmax_upper = 1.0\n"
+)
+OWN_RATE = NO_RATE.replace("max_upper = 1.0\n", "max_unsupported_rate = 0.5\n")
 PLAIN_TEST = "def test_plain():\n    assert True\n"
 OVERALL = "gates.openmed.toml::claims(notes)::overall"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,8 @@ def report(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("command", ["openmed-report", "openmed-planner"])
 def test_the_console_scripts_are_installed_and_answer_help(command: str) -> None:
-    found = shutil.which(command)
+    # installed beside the interpreter by `pip install -e .` (the README's first command)
+    found = shutil.which(command, path=str(Path(sys.executable).parent)) or shutil.which(command)
     assert found is not None, f"{command} is not installed: pip install -e ."
     result = subprocess.run([found, "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,7 +68,10 @@ def _evaluate(browser: Chromium, session: str, expression: str) -> object:
 
 
 def test_the_report_renders_in_chromium_offline_and_without_javascript(
-    browser: Chromium, mixed_run: MixedRun, tmp_path: Path
+    browser: Chromium,
+    mixed_run: MixedRun,
+    tmp_path: Path,
+    record_property: Callable[[str, object], None],
 ) -> None:
     session = _open(browser, mixed_run.html_path)
     text = str(_evaluate(browser, session, "document.body.innerText"))
@@ -100,3 +103,4 @@ def test_the_report_renders_in_chromium_offline_and_without_javascript(
     screenshot.write_bytes(base64.b64decode(shot["data"]))
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     print(f"\nHTML report screenshot: {screenshot}")
+    record_property("artefact", f"HTML report screenshot: {screenshot}")
