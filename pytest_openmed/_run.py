@@ -166,10 +166,11 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         raise pytest.UsageError(
             "openmed: --openmed-compare and --openmed-baseline both name a baseline; use one"
         )
-    if compare is not None:
-        baseline = _compare_baseline(history_dir, compare)
-    else:
-        baseline = _load_baseline(baseline_path)
+    baseline: Baseline | None = (
+        _compare_baseline(history_dir, compare)
+        if compare is not None
+        else _load_baseline(baseline_path)
+    )
     only, skip = config.getoption("openmed_only"), config.getoption("openmed_skip")
     if only and skip:
         raise pytest.UsageError("openmed: --openmed-only and --openmed-skip exclude each other")

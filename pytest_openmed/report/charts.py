@@ -42,6 +42,7 @@ class ForestRow:
     max_upper: float | None
     baseline: tuple[float, float, float] | None
     failed: bool
+    waived: bool = False
 
 
 def _axis(top: float, bottom: float) -> list[str]:
@@ -74,7 +75,7 @@ def forest_plot(title: str, rows: Sequence[ForestRow]) -> str:
     ]
     for index, row in enumerate(rows):
         y = top + index * row_height + 14
-        mark = " (fails)" if row.failed else ""
+        mark = " (fails)" if row.failed else " (waived)" if row.waived else ""
         css = "fail" if row.failed else "ok"
         parts.append(
             f'<text x="4" y="{y + 4}" class="label {css}">{_e(row.label)}{_e(mark)}</text>'

@@ -308,6 +308,7 @@ def _claims(entries: Sequence[Mapping[str, Any]], waived: set[str], group: str) 
                     max_upper=_float(metrics, "max_upper"),
                     baseline=baseline,
                     failed=entry["outcome"] in ("failed", "error"),
+                    waived=entry["outcome"] == "skipped" and str(entry["nodeid"]) in waived,
                 )
             )
         rows.append(

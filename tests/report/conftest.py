@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,31 +71,49 @@ class MixedRun:
     output: str
 
 
-@pytest.fixture
-def mixed_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> MixedRun:
-    """Run the project once with --openmed-report and --openmed-html."""
-    monkeypatch.setenv("OPENMED_TEST_KEY", KEY)
-    write_claims_project(pytester.path, CLAIMS_GATES)
-    store_pack(pytester.path / "pack")
-    (pytester.path / "waivers.toml").write_text(
+@pytest.fixture(scope="session")
+def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> MixedRun:
+    """Run the project once per session (a subprocess) with --openmed-report and --openmed-html."""
+    root = tmp_path_factory.mktemp("mixed")
+    write_claims_project(root, CLAIMS_GATES)
+    store_pack(root / "pack")
+    (root / "waivers.toml").write_text(
         f'[[waiver]]\ngate = "{WAIVED}"\nexpires = 2099-12-31\nreference = "TICKET-7"\n'
     )
-    result = pytester.runpytest(
-        "-p",
-        "openmed",
-        "--openmed-key-env=OPENMED_TEST_KEY",
-        "--openmed-waivers=waivers.toml",
-        "--openmed-report=report.json",
-        "--openmed-html=report.html",
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    environ["OPENMED_TEST_KEY"] = KEY
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:benchmark",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "openmed",
+            "--openmed-key-env=OPENMED_TEST_KEY",
+            "--openmed-waivers=waivers.toml",
+            "--openmed-report=report.json",
+            "--openmed-html=report.html",
+        ],
+        cwd=root,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
-    result.assert_outcomes(passed=2, failed=2, xfailed=1)
-    html_path = pytester.path / "report.html"
+    output = result.stdout + result.stderr
+    assert "2 failed, 2 passed, 1 xfailed" in output, output
+    html_path = root / "report.html"
     return MixedRun(
-        path=pytester.path,
-        report=json.loads((pytester.path / "report.json").read_text()),
+        path=root,
+        report=json.loads((root / "report.json").read_text()),
         html=html_path.read_text(encoding="utf-8"),
         html_path=html_path,
-        output=result.stdout.str() + result.stderr.str(),
+        output=output,
     )
 
 

@@ -73,6 +73,8 @@ def test_every_gate_appears_with_its_chart_or_table(mixed_run: MixedRun) -> None
     assert mixed_run.html.count("<title>Unsupported claim rate of") == 2
     assert text.count("public report (burned_in") == 2
     assert "FAILED" in text and "waived" in text and "passed" in text
+    # in the forest plots, failing and waived rows say so in words
+    assert "class[medication] (fails)" in text and "overall (waived)" in text
 
 
 def test_suppressed_cells_are_shown_as_suppressed_never_as_zero(mixed_run: MixedRun) -> None:
