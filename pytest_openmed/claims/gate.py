@@ -153,9 +153,7 @@ def _threshold(value: object) -> float | None:
     return result
 
 
-def _verdict(
-    metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object
-) -> GateResult:
+def _verdict(metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object) -> GateResult:
     rate_limit = _threshold(max_rate)
     upper_limit = _threshold(max_upper)
     values: dict[str, MetricValue] = {
