@@ -76,8 +76,8 @@ svg .limit-rate{stroke:#000;stroke-width:2;stroke-dasharray:5 3}
 svg .limit-upper{stroke:#000;stroke-width:2;stroke-dasharray:1 3}
 svg .baseline{stroke:#888;stroke-width:3}svg .baseline-point{fill:#888}
 svg .trend{fill:none;stroke:#1f4e99;stroke-width:1.5}
-nav ul{columns:2;font-size:.9rem}
-@media print{nav{display:none}body{max-width:none;font-size:11pt}
+nav ul{columns:2;font-size:.9rem}.scroll{overflow-x:auto}
+@media print{nav{display:none}.scroll{overflow:visible}body{max-width:none;font-size:11pt}
 section.gate{break-inside:avoid-page}a{color:inherit;text-decoration:none}
 td.critical{outline:2px solid #000}.badge{border-color:#000}}
 """
@@ -396,16 +396,20 @@ def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
         cells.append(f'<td class="num">{_num(completion, 2)}</td>')
         cells.append(f'<td class="num">{_num(validity, 2)}</td>')
         rows.append(cells)
-    return _table(
-        [
-            "scenario",
-            "result",
-            *(c.replace("_", " ") for c in counters),
-            "completion rate",
-            "schema-valid rate",
-        ],
-        rows,
-        "Scenario × counter matrix (▲ marks a critical counter above zero)",
+    return (
+        '<div class="scroll">'
+        + _table(
+            [
+                "scenario",
+                "result",
+                *(c.replace("_", " ") for c in counters),
+                "completion rate",
+                "schema-valid rate",
+            ],
+            rows,
+            "Scenario × counter matrix (▲ marks a critical counter above zero)",
+        )
+        + "</div>"
     )
 
 
