@@ -134,6 +134,8 @@ class TrendPoint:
     value: float | None
     lower: float | None = None
     upper: float | None = None
+    #: Words drawn beside a failing point (``"regressed"``, ``"failed"``); empty when fine.
+    flag: str = ""
 
 
 def trend_chart(title: str, points: Sequence[TrendPoint], *, scale_max: float) -> str:
@@ -174,7 +176,13 @@ def trend_chart(title: str, points: Sequence[TrendPoint], *, scale_max: float) -
                 f'<line x1="{x}" y1="{y(point.lower)}" x2="{x}" y2="{y(point.upper)}" '
                 'class="ci ok"/>'
             )
-        parts.append(f'<circle cx="{x}" cy="{y(point.value)}" r="4" class="point ok"/>')
+        css = "fail" if point.flag else "ok"
+        parts.append(f'<circle cx="{x}" cy="{y(point.value)}" r="4" class="point {css}"/>')
+        if point.flag:
+            parts.append(
+                f'<text x="{x}" y="{y(point.value) - 8}" text-anchor="end" class="label fail">'
+                f"{_e(point.flag)} ▲</text>"
+            )
         path.append(f"{x},{y(point.value)}")
     if len(path) > 1:
         parts.insert(8, f'<polyline points="{" ".join(path)}" class="trend"/>')

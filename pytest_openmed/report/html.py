@@ -581,23 +581,31 @@ def _trend_series(
     return series
 
 
+def _trend_flag(entry: Mapping[str, Any]) -> str:
+    if entry.get("reason") == "baseline_regression":
+        return "regressed"
+    return "failed" if entry.get("outcome") in ("failed", "error") else ""
+
+
 def _trend_point(run: str, entry: Mapping[str, Any] | None, metric: str) -> TrendPoint:
     if entry is None:
         return TrendPoint(run, None)
     metrics = entry["metrics"]
+    flag = _trend_flag(entry)
     if metric == "claims_rate":
         return TrendPoint(
             run,
             _float(metrics, "unsupported_rate"),
             _float(metrics, "lower"),
             _float(metrics, "upper"),
+            flag,
         )
     if metric == "planner_critical":
         _, critical = _planner_counters()
         values = [metrics.get(name) for name in sorted(critical)]
         if not all(isinstance(v, int) for v in values):
             return TrendPoint(run, None)
-        return TrendPoint(run, float(sum(v for v in values if isinstance(v, int))))
+        return TrendPoint(run, float(sum(v for v in values if isinstance(v, int))), flag=flag)
     public = entry.get("public_report")
     overall = public.get("overall") if isinstance(public, Mapping) else None
     if not isinstance(overall, Mapping) or overall.get("suppressed", True):
@@ -605,7 +613,7 @@ def _trend_point(run: str, entry: Mapping[str, Any] | None, metric: str) -> Tren
     emission = (overall.get("metrics") or {}).get("emission") or {}
     interval = emission.get("interval") or {}
     return TrendPoint(
-        run, _float(emission, "rate"), _float(interval, "lower"), _float(interval, "upper")
+        run, _float(emission, "rate"), _float(interval, "lower"), _float(interval, "upper"), flag
     )
 
 
@@ -642,13 +650,14 @@ def _trends(report: Mapping[str, Any], history: Sequence[tuple[str, Mapping[str,
                 '<td class="num">'
                 + (f"[{_num(p.lower)}, {_num(p.upper)}]" if p.lower is not None else "–")
                 + "</td>",
+                f'<span class="fail">{_e(p.flag)}</span>' if p.flag else "",
             ]
             for n, p in enumerate(points, start=1)
         ]
         parts.append(
             f'<h3>{_e(title)}</h3><div class="pair">'
             + trend_chart(title, points, scale_max=top)
-            + _table(["#", "run", "value", "interval"], rows, title)
+            + _table(["#", "run", "value", "interval", "verdict"], rows, title)
             + "</div>"
         )
     parts.append("</section>")

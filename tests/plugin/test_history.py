@@ -54,6 +54,8 @@ def test_a_degraded_run_fails_on_compare_and_the_trend_shows_it(
     assert names[0].removesuffix(".json") in page and names[1].removesuffix(".json") in page
     trend = page[page.index('id="trends"') :]
     assert "0.0000" in trend and "0.5000" in trend  # the rate before and after, in its table
+    assert 'class="fail">regressed</span>' in trend  # the failing run is marked in words
+    assert "regressed ▲</text>" in trend  # and in the chart
     assert "Baseline regressions" in page and "0.5000" in page[page.index('id="regressions"') :]
 
 
