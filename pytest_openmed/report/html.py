@@ -129,15 +129,32 @@ def _grouped(report: Mapping[str, Any]) -> list[tuple[str, list[Mapping[str, Any
 # -- header -----------------------------------------------------------------------------------
 
 
-def _run_value(report: Mapping[str, Any], *names: str) -> object:
-    """A run-metadata field, wherever this report version keeps it; ``None`` when absent."""
+def _run_value(report: Mapping[str, Any], name: str) -> object:
+    """A field of the report's ``run`` metadata (schema 1.1); ``None`` when not recorded."""
     run = report.get("run")
-    for name in names:
-        if isinstance(run, Mapping) and name in run:
-            return run[name]
-        if name in report:
-            return report[name]
-    return None
+    return run.get(name) if isinstance(run, Mapping) else None
+
+
+def _selection_text(report: Mapping[str, Any]) -> object:
+    partial = _run_value(report, "partial_selection")
+    if not isinstance(partial, bool):
+        return None
+    if not partial:
+        return "no (everything collected was run)"
+    reasons = [
+        label
+        for field, label in (
+            ("keyword_selection", "-k"),
+            ("marker_selection", "-m"),
+            ("last_failed", "--lf"),
+            ("stopped_early", "stopped early"),
+        )
+        if _run_value(report, field) is True
+    ]
+    deselected = _run_value(report, "deselected")
+    if isinstance(deselected, int) and deselected:
+        reasons.append(f"{deselected} deselected")
+    return "yes" + (f" ({', '.join(reasons)})" if reasons else "")
 
 
 def _text_or_missing(value: object) -> str:
@@ -151,7 +168,7 @@ def _text_or_missing(value: object) -> str:
 
 
 def _run_outcome(report: Mapping[str, Any]) -> tuple[bool, str]:
-    exit_status = _run_value(report, "exit_status", "pytest_exit_status", "exitstatus")
+    exit_status = _run_value(report, "exit_status")
     outcomes = report["summary"]["outcomes"]
     bad = outcomes.get("failed", 0) + outcomes.get("error", 0)
     if isinstance(exit_status, int) and not isinstance(exit_status, bool):
@@ -186,18 +203,23 @@ def _header(report: Mapping[str, Any]) -> str:
         [[f'<td class="num">{_num(statuses.get(name))}</td>' for name in _STATUSES]],
         "Gate verdicts by engine status",
     )
-    pytest_counts = _run_value(report, "pytest_counts", "tests", "pytest_outcomes")
-    selection = _run_value(report, "partial", "partial_selection", "selection")
+    items = summary.get("items")
+    pytest_counts = (
+        ", ".join(f"{count} {name}" for name, count in items.items() if count) or "none"
+        if isinstance(items, Mapping)
+        else None
+    )
+    selection = _selection_text(report)
     overrides = report.get("overrides")
     deselected = report.get("deselected_gates")
     run_rows = [
         ["pytest", exit_text],
-        ["pytest test counts", _text_or_missing(pytest_counts)],
+        ["gate items as pytest counts them", _text_or_missing(pytest_counts)],
         ["partial selection", _text_or_missing(selection)],
-        ["bootstrap seed", _text_or_missing(_run_value(report, "seed", "effective_seed"))],
+        ["bootstrap seed", _text_or_missing(_run_value(report, "seed"))],
         [
             "bootstrap resamples",
-            _text_or_missing(_run_value(report, "resamples", "effective_resamples")),
+            _text_or_missing(_run_value(report, "resamples")),
         ],
         [
             "threshold overrides",

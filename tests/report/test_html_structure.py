@@ -130,14 +130,28 @@ def test_the_rendering_is_a_pure_function_of_the_json_report(mixed_run: MixedRun
 def test_run_metadata_absent_from_the_report_reads_not_recorded(mixed_run: MixedRun) -> None:
     report = {key: value for key, value in mixed_run.report.items() if key != "run"}
     text = " ".join(parse(render_html(report)).text)
-    assert NOT_RECORDED in text
+    for field in ("pytest exit status", "partial selection", "bootstrap seed"):
+        assert re.search(rf"{field}\s+{NOT_RECORDED}", text), field
 
 
 def test_run_metadata_present_in_the_report_is_shown(mixed_run: MixedRun) -> None:
     report = dict(mixed_run.report)
-    report["run"] = {"exit_status": 1, "partial": True, "seed": 424242, "resamples": 777}
+    report["run"] = {
+        "exit_status": 1,
+        "partial_selection": True,
+        "keyword_selection": True,
+        "marker_selection": False,
+        "last_failed": False,
+        "deselected": 3,
+        "stopped_early": False,
+        "seed": 424242,
+        "resamples": 777,
+    }
+    report["summary"] = {**report["summary"], "items": {"failed": 2, "passed": 2, "xfailed": 1}}
     text = " ".join(parse(render_html(report)).text)
     assert "pytest exit status 1" in text and "424242" in text and "777" in text
+    assert "yes (-k, 3 deselected)" in text
+    assert "2 failed, 2 passed, 1 xfailed" in text
 
 
 def test_text_from_the_report_is_escaped() -> None:
