@@ -102,5 +102,11 @@ def test_the_report_renders_in_chromium_offline_and_without_javascript(
     screenshot = tmp_path / "openmed-report.png"
     screenshot.write_bytes(base64.b64decode(shot["data"]))
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # printable: the print stylesheet hides the navigation, and the page prints to PDF
+    browser.call("Emulation.setEmulatedMedia", session, media="print")
+    hidden = _evaluate(browser, session, "getComputedStyle(document.querySelector('nav')).display")
+    assert hidden == "none"
+    pdf = base64.b64decode(browser.call("Page.printToPDF", session)["data"])
+    assert pdf.startswith(b"%PDF")
     print(f"\nHTML report screenshot: {screenshot}")
     record_property("artefact", f"HTML report screenshot: {screenshot}")
