@@ -417,6 +417,8 @@ def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
         validity = valid / calls if valid is not None and calls else None
         cells.append(f'<td class="num">{_num(completion, 2)}</td>')
         cells.append(f'<td class="num">{_num(validity, 2)}</td>')
+        expected_pass = entry["outcome"] == "passed" and entry["expected"] in (None, "passed")
+        cells.append(_e("" if expected_pass else rule_text(entry)))
         rows.append(cells)
     return (
         '<div class="scroll">'
@@ -427,6 +429,7 @@ def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
                 *(c.replace("_", " ") for c in counters),
                 "completion rate",
                 "schema-valid rate",
+                "rule",
             ],
             rows,
             "Scenario × counter matrix (▲ marks a critical counter above zero)",

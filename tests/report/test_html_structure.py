@@ -182,3 +182,43 @@ def test_text_from_the_report_is_escaped() -> None:
     page = render_html(report)
     assert "<script>" not in page
     assert "&lt;script&gt;" in page
+
+
+def _entry(nodeid: str, kind: str, **fields: object) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "nodeid": nodeid,
+        "part": None,
+        "kind": kind,
+        "status": None,
+        "expected": "passed",
+        "reason": None,
+        "metrics": {},
+        "outcome": "error",
+    }
+    entry.update(fields)
+    return entry
+
+
+def test_refused_and_sparse_verdicts_render_without_guessing() -> None:
+    report = {
+        "schema_version": "1.0",
+        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
+        "non_diagnostic": True,
+        "summary": {
+            "gates": 3,
+            "outcomes": {"passed": 0, "failed": 0, "error": 3, "skipped": 0},
+            "statuses": dict.fromkeys(("passed", "threshold", "critical", "blocked", "hold"), 0),
+        },
+        "gates": [
+            _entry("g.openmed.toml::claims(a)::overall", "claims"),
+            _entry("g.openmed.toml::planner(p)::qualification", "planner"),
+            _entry("g.openmed.toml::pack(k)::config-a", "pack"),
+        ],
+        "waivers": [],
+        "extensions": {},
+    }
+    text = " ".join(parse(render_html(report, [("run1", report)])).text)
+    assert text.count("input refused (no verdict)") == 3
+    assert f"public report metrics {NOT_RECORDED}" in text
+    assert "GATES FAILED" in text
+    assert f"suppressed or {NOT_RECORDED} in every stored run" in text
