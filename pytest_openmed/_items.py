@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, gate_record
+from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
 from pytest_openmed._run import run_options_key
 from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
 
 __all__ = [
     "Gate",
@@ -29,6 +29,7 @@ __all__ = [
     "GateInputError",
     "GateItem",
     "record_gate_result",
+    "record_refused_part",
 ]
 
 
@@ -83,25 +84,22 @@ class Gate(pytest.Collector):
     def __init__(self, *, spec: GateSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
-        self._evaluation: Mapping[str, GateResult] | GateInputError | None = None
+        self._evaluation: Mapping[str, GateResult | GateItemRefused] | GateInputError | None = None
 
     def collect(self) -> Iterator[GateItem]:
         if self.spec.kind == "planner":
             # Import the planner now, once: an unimportable planner is one
             # collection error, not seven failing items.
-            from pytest_openmed.planner.gate import load_planner
+            from pytest_openmed.planner.gate import PlannerReferenceError, load_planner
 
             try:
                 load_planner(self.spec.options["planner"])
-            except ValueError:
-                raise self.CollectError(
-                    f"openmed: the planner of {self.spec.label} could not be imported "
-                    "or is not callable (OPENMED-PLANNER-IMPORT)"
-                ) from None
+            except PlannerReferenceError as error:
+                raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
         for item in self.spec.items:
             yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
 
-    def evaluation(self) -> Mapping[str, GateResult]:
+    def evaluation(self) -> Mapping[str, GateResult | GateItemRefused]:
         if self._evaluation is None:
             settings = self.config.stash[run_options_key].settings
             try:
@@ -152,17 +150,23 @@ class GateItem(pytest.Item):
     parent: Gate
 
     def setup(self) -> None:
+        spec = self.parent.spec
         try:
-            self.parent.evaluation()
+            verdict = self.parent.evaluation()[self.name]
         except GateInputError:
-            spec = self.parent.spec
             record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
-            self.user_properties.append((USER_PROPERTY, record))
+            attach_property(self, USER_PROPERTY, record)
             raise
+        if isinstance(verdict, GateItemRefused):
+            record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
+            attach_property(self, USER_PROPERTY, record)
+            raise GateInputError(f"openmed {spec.kind} gate input refused: {verdict.describe()}")
 
     def runtest(self) -> None:
         expected = self.parent.spec.expected_status(self.name)
-        result = record_gate_result(self, self.parent.evaluation()[self.name], expected=expected)
+        verdict = self.parent.evaluation()[self.name]
+        assert isinstance(verdict, GateResult)  # setup raised for a refused item
+        result = record_gate_result(self, verdict, expected=expected)
         if result.status is not expected:
             text = result.failure_text()
             if expected is not GateStatus.PASSED:
@@ -211,7 +215,7 @@ def record_gate_result(
     record = gate_record(
         result.kind, result, expected, part, group=group, order=collection_index(item)
     )
-    item.user_properties.append((USER_PROPERTY, record))
+    attach_property(item, USER_PROPERTY, record)
     prefix = JUNIT_PREFIX + (f"{part}." if part else "")
     item.user_properties.append((f"{prefix}kind", result.kind))
     item.user_properties.append((f"{prefix}status", result.status.value))
@@ -220,3 +224,9 @@ def record_gate_result(
         item.user_properties.append((f"{prefix}metric.{name}", value))
     item.config.hook.pytest_openmed_gate_result(config=item.config, item=item, result=result)
     return result
+
+
+def record_refused_part(item: pytest.Item, kind: str, part: str) -> None:
+    """Record a part of a test's gate that could not be evaluated (status ``null``)."""
+    record = gate_record(kind, part=part, group=item.nodeid, order=collection_index(item))
+    attach_property(item, USER_PROPERTY, record)

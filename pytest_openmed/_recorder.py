@@ -31,8 +31,11 @@ __all__ = [
     "MARKER_PROPERTY",
     "REPORT_SCHEMA_VERSION",
     "STATUSES",
+    "USAGE_NODEID",
     "USER_PROPERTY",
     "GateRecorder",
+    "attach_property",
+    "drop_foreign_properties",
     "gate_record",
 ]
 
@@ -47,6 +50,50 @@ MARKER_PROPERTY = "openmed_gate_kind"
 JUNIT_PREFIX = "openmed."
 #: Every gate status, in report order (``GateStatus`` values; kept here so loading stays cheap).
 STATUSES = ("passed", "threshold", "critical", "blocked", "hold")
+#: Node id of the failed collect report that carries a usage error from an xdist worker.
+USAGE_NODEID = "openmed::usage-error"  # "-": no Python test or class has such a name
+#: ``workeroutput`` key carrying a worker's count of unmatched baseline entries.
+BASELINE_OUTPUT = "openmed_baseline_unmatched"
+#: Why a test that set a reserved user property itself fails.
+RESERVED_PROPERTY_TEXT = (
+    f"openmed: the user properties {USER_PROPERTY} and {MARKER_PROPERTY} are reserved for "
+    "the plugin's own gate verdicts; record your data under another name "
+    "(OPENMED-RESERVED-PROPERTY)"
+)
+#: Why no report was written after a ``pytest_openmed_report`` implementation broke it.
+REPORT_HOOK_TEXT = (
+    "openmed: a pytest_openmed_report hook implementation left the gate report invalid "
+    "(non-JSON data, or changes outside 'extensions' that break its schema); "
+    "no report was written (OPENMED-REPORT-HOOK)"
+)
+
+_own_properties_key = pytest.StashKey[set[int]]()
+_RESERVED = (USER_PROPERTY, MARKER_PROPERTY)
+
+
+def attach_property(item: pytest.Item, name: str, value: str) -> None:
+    """Add one of the plugin's own user properties to ``item``, remembered as the plugin's."""
+    item.user_properties.append((name, value))
+    item.stash.setdefault(_own_properties_key, set()).add(id(value))
+
+
+def drop_foreign_properties(item: pytest.Item, report: pytest.TestReport) -> bool:
+    """Remove reserved user properties the plugin did not attach; ``True`` if any were.
+
+    Runs where the test ran, before the report is serialised for xdist: a
+    ``record_property("openmed_gate", <anything>)`` never reaches the
+    controller, the JSON report or junit, and cannot crash a worker.
+    """
+    own = item.stash.get(_own_properties_key, set())
+
+    def foreign(entry: tuple[str, object]) -> bool:
+        return entry[0] in _RESERVED and id(entry[1]) not in own
+
+    if not any(foreign(entry) for entry in report.user_properties):
+        return False
+    item.user_properties[:] = [entry for entry in item.user_properties if not foreign(entry)]
+    report.user_properties = [entry for entry in report.user_properties if not foreign(entry)]
+    return True
 
 
 def gate_record(
@@ -111,6 +158,10 @@ class GateRecorder:
         self.entries: list[dict[str, Any]] = []
         self.applied_waivers: set[str] = set()
         self.write_failed = False
+        self.hook_failed = False
+        self.usage_error = False
+        #: Usable baseline entries naming no collected gate (``None``: not counted here).
+        self.baseline_unmatched: int | None = None
         self.deselected_gates: set[str] = set()
 
     def note_deselected(self, nodeids: Iterable[str]) -> None:
@@ -120,10 +171,18 @@ class GateRecorder:
         if workeroutput is not None:
             workeroutput[_DESELECTED_OUTPUT] = sorted(self.deselected_gates)
 
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A usage error found by an xdist worker during collection (see ``plugin``)."""
+        if report.nodeid == USAGE_NODEID and report.failed:
+            self.usage_error = True
+
     @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """xdist controller: collect the gate items each worker deselected."""
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """An xdist worker's baseline count and deselected gate items (it collected)."""
         output = getattr(node, "workeroutput", None) or {}
+        unmatched = output.get(BASELINE_OUTPUT)
+        if type(unmatched) is int:
+            self.baseline_unmatched = unmatched
         self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -176,7 +235,11 @@ class GateRecorder:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if hasattr(self.config, "workerinput"):
+            if self.baseline_unmatched is not None:
+                self.config.workeroutput[BASELINE_OUTPUT] = self.baseline_unmatched  # type: ignore[attr-defined]
             return
+        if self.usage_error:
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
         files = (options.report_path, options.markdown_path, options.html_path)
@@ -185,11 +248,15 @@ class GateRecorder:
                 return
         report = self.build_report()
         if options.report_path is not None:
-            self.config.hook.pytest_openmed_report(config=self.config, report=report)
-            self._write(
-                session, options.report_path, json.dumps(report, indent=2, sort_keys=True) + "\n"
-            )
-        if options.history_dir is not None or options.html_path is not None:
+            text = self._amended(report)
+            if text is None:
+                self.hook_failed = True
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            else:
+                self._write(session, options.report_path, text)
+        if not self.hook_failed and (
+            options.history_dir is not None or options.html_path is not None
+        ):
             self._history_and_html(session, report)
         from pytest_openmed.summary import render_markdown
 
@@ -231,6 +298,28 @@ class GateRecorder:
 
             self._write(session, options.html_path, render_html(report, history))
 
+    def _amended(self, report: dict[str, Any]) -> str | None:
+        """The report text after ``pytest_openmed_report`` ran; ``None`` if it broke the report.
+
+        Implementations may add JSON data under ``extensions``; the result must
+        serialise as strict JSON and still validate against the shipped schema.
+        """
+        self.config.hook.pytest_openmed_report(config=self.config, report=report)
+        try:
+            text = json.dumps(report, indent=2, sort_keys=True, allow_nan=False) + "\n"
+        except (TypeError, ValueError, RecursionError):
+            return None
+        import jsonschema
+
+        from pytest_openmed.schemas import load_schema
+
+        try:
+            validator = jsonschema.Draft202012Validator(load_schema("gate-report"))
+            valid = validator.is_valid(json.loads(text))
+        except RecursionError:
+            valid = False
+        return text if valid else None
+
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
         from pytest_openmed._canonical import atomic_write_text
 
@@ -246,6 +335,16 @@ class GateRecorder:
         except Exception:  # a summary must never turn a verdict into a traceback
             terminalreporter.write_line("openmed: gate summary unavailable")
 
+    def _baseline_line(self, terminalreporter: TerminalReporter) -> None:
+        baseline = self.options.baseline
+        if baseline is None or (not self.baseline_unmatched and not baseline.malformed):
+            return
+        terminalreporter.write_line(
+            f"openmed: baseline: {self.baseline_unmatched or 0} of {len(baseline.intervals)} "
+            f"entries match no collected gate; {baseline.malformed} malformed entries ignored",
+            yellow=True,
+        )
+
     def _summary(self, terminalreporter: TerminalReporter) -> None:
         if hasattr(self.config, "workerinput"):
             return
@@ -254,6 +353,9 @@ class GateRecorder:
                 "openmed: could not write a requested gate output file (OPENMED-REPORT-WRITE)",
                 red=True,
             )
+        if self.hook_failed:
+            terminalreporter.write_line(REPORT_HOOK_TEXT, red=True)
+        self._baseline_line(terminalreporter)
         if not self.entries:
             return
         from pytest_openmed.summary import terminal_lines
@@ -273,6 +375,12 @@ class GateRecorder:
                 terminalreporter.write_line(
                     f"WAIVED  {waiver['gate']} until {waiver['expires']} "
                     f"(ref {waiver['reference']})",
+                    yellow=True,
+                )
+            else:
+                terminalreporter.write_line(
+                    f"UNUSED  waiver for {waiver['gate']} (ref {waiver['reference']}): "
+                    "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
         counts = report["summary"]["outcomes"]

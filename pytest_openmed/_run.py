@@ -9,6 +9,8 @@ marker > CLI > ini > default; markers are resolved where they are read.
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RunOptions",
+    "cli_type",
     "parse_env_name",
     "parse_min_cell",
     "parse_planner_ref",
@@ -48,8 +51,26 @@ def _int_in(low: int, high: int, what: str) -> Callable[[str], int]:
             raise ValueError(f"{what} must be a whole number from {low} to {high}")
         return value
 
-    parse.__name__ = what  # argparse names the option type in its message
+    parse.__name__ = what
     return parse
+
+
+def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    """``parse`` as an argparse ``type=``: its message, as the ini gets it.
+
+    argparse turns a ``ValueError`` into ``invalid <function name> value: <value>``;
+    an ``ArgumentTypeError`` is shown as it is, so a bad ``--openmed-seed`` reads
+    ``argument --openmed-seed: seed must be a whole number from 0 to …``.
+    """
+
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    convert.__name__ = parse.__name__
+    return convert
 
 
 parse_seed = _int_in(0, 2**63 - 1, "seed")
@@ -74,7 +95,10 @@ parse_rate.__name__ = "rate"
 
 def parse_env_name(text: str) -> str:
     if not _ENV_NAME.fullmatch(text):
-        raise ValueError("must be an environment variable name")
+        raise ValueError(
+            "key_env must be an environment variable name: 1 to 128 letters, digits or '_', "
+            "not starting with a digit"
+        )
     return text
 
 
@@ -151,6 +175,29 @@ def resolve_path(config: pytest.Config, dest: str, ini: str) -> Path | None:
     return None
 
 
+def check_writable(config: pytest.Config, path: Path | None, dest: str) -> None:
+    """Refuse, before any gate runs, an output path that cannot be written.
+
+    Only the directory is probed (it must exist and be writable, and the path
+    must not be a directory); nothing is created.  The message names the
+    option, never the path.
+    """
+    if path is None or hasattr(config, "workerinput"):
+        return
+    parent = path.parent
+    if (
+        path.is_dir()
+        or not parent.is_dir()
+        or not os.access(parent, os.W_OK | os.X_OK)
+        or (path.exists() and not os.access(path, os.W_OK))
+    ):
+        option = "--" + dest.replace("_", "-") if config.getoption(dest) else f"ini {dest}"
+        raise pytest.UsageError(
+            f"openmed: {option} names a file that cannot be written (its directory is "
+            "missing or not writable, or it is a directory) (OPENMED-REPORT-PATH)"
+        )
+
+
 def resolve_run_options(config: pytest.Config) -> RunOptions:
     planners: list[str] = list(config.getoption("openmed_planners"))
     if not planners:
@@ -175,6 +222,13 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
     if only and skip:
         raise pytest.UsageError("openmed: --openmed-only and --openmed-skip exclude each other")
     waivers = _load_waivers(resolve_path(config, "openmed_waivers", "openmed_waivers"))
+    report_path = resolve_path(config, "openmed_report", "openmed_report")
+    markdown_path = resolve_path(config, "openmed_markdown", "openmed_markdown")
+    check_writable(config, report_path, "openmed_report")
+    check_writable(config, markdown_path, "openmed_markdown")
+    html_path = resolve_path(config, "openmed_html", "openmed_html")
+    check_writable(config, html_path, "openmed_html")
+    _check_history_dir(config, history_dir)
     step_summary = not config.getoption("openmed_no_step_summary") and bool(
         config.getini("openmed_step_summary")
     )
@@ -185,12 +239,12 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
         planners=tuple(dict.fromkeys(planners)),
         controls=bool(config.getoption("openmed_controls")),
-        report_path=resolve_path(config, "openmed_report", "openmed_report"),
-        markdown_path=resolve_path(config, "openmed_markdown", "openmed_markdown"),
+        report_path=report_path,
+        markdown_path=markdown_path,
         step_summary=step_summary,
         baseline=baseline,
         waivers=waivers,
-        html_path=resolve_path(config, "openmed_html", "openmed_html"),
+        html_path=html_path,
         history_dir=history_dir,
         history_keep=resolve(
             config, "openmed_history_keep", "openmed_history_keep", parse_history_keep, DEFAULT_KEEP
@@ -198,6 +252,21 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
         gate_selection="only" if only else "skip" if skip else None,
     )
+
+
+def _check_history_dir(config: pytest.Config, directory: Path | None) -> None:
+    """The history directory must be a writable directory, or creatable in a writable one."""
+    if directory is None or hasattr(config, "workerinput"):
+        return
+    if not directory.exists():
+        check_writable(config, directory, "openmed_history")
+    elif not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        option = (
+            "--openmed-history" if config.getoption("openmed_history") else "ini openmed_history"
+        )
+        raise pytest.UsageError(
+            f"openmed: {option} names no writable directory (OPENMED-REPORT-PATH)"
+        )
 
 
 def _compare_baseline(history_dir: Path | None, ref: str) -> Baseline:

@@ -6,12 +6,16 @@ A claims gate regresses when this run's bootstrap interval lies entirely
 above the baseline's (``lower > baseline upper``): a statistically visible
 increase of the unsupported rate, not noise.  The baseline is a report
 written earlier by ``--openmed-report``; gates are matched by node id and part.
+
+A baseline must compare something: entries that are malformed, or that name
+no collected gate, are counted (never listed: node ids may carry names) and a
+baseline that matches no collected gate at all is refused by the plugin.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -30,9 +34,19 @@ class BaselineError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Baseline:
-    """Per (node id, part): the baseline interval of a claims gate."""
+    """Per (node id, part): the baseline interval of a claims gate.
+
+    ``malformed`` counts gate entries that could not be read (not an object,
+    or a claims entry with a mistyped node id, part, metrics or interval).
+    """
 
     intervals: Mapping[tuple[str, str | None], tuple[float, float, float]]
+    malformed: int = 0
+
+    def unmatched(self, nodeids: Iterable[str]) -> int:
+        """How many usable entries name none of ``nodeids`` (the collected gates)."""
+        known = set(nodeids)
+        return sum(1 for nodeid, _ in self.intervals if nodeid not in known)
 
     def compare(self, nodeid: str, part: str | None, result: GateResult) -> GateResult:
         """``result``, or a ``threshold`` verdict when it regressed against the baseline."""
@@ -64,30 +78,45 @@ def load_baseline(path: Path) -> Baseline:
         raise BaselineError("the baseline report exceeds 64 MiB")
     try:
         document = json.loads(raw)
-    except (UnicodeDecodeError, ValueError):
-        raise BaselineError("the baseline report is not JSON") from None
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise BaselineError("the baseline report is not JSON (or nests too deeply)") from None
     if not isinstance(document, dict) or document.get("schema_version") != "1.0":
         raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.0)")
     gates = document.get("gates")
     if not isinstance(gates, list):
         raise BaselineError("the baseline report has no gate list")
     intervals: dict[tuple[str, str | None], tuple[float, float, float]] = {}
+    malformed = 0
     for entry in gates:
-        if not isinstance(entry, dict) or entry.get("kind") != "claims":
+        if not isinstance(entry, dict):
+            malformed += 1
+            continue
+        if entry.get("kind") != "claims":
             continue
         nodeid, part, metrics = entry.get("nodeid"), entry.get("part"), entry.get("metrics")
-        if type(nodeid) is not str or not (part is None or type(part) is str):
-            raise BaselineError("the baseline report has a malformed gate entry")
-        interval = _interval(metrics) if isinstance(metrics, Mapping) else None
+        if (
+            type(nodeid) is not str
+            or not (part is None or type(part) is str)
+            or not isinstance(metrics, Mapping)
+        ):
+            malformed += 1
+            continue
+        interval = _interval(metrics)
         if interval is not None:
             intervals[(nodeid, part)] = interval
-    return Baseline(MappingProxyType(intervals))
+        elif any(name in metrics for name in _INTERVAL_NAMES):
+            malformed += 1  # an interval, but not a valid one (a refused gate has none)
+    return Baseline(MappingProxyType(intervals), malformed)
+
+
+_INTERVAL_NAMES = ("lower", "unsupported_rate", "upper")
 
 
 def _interval(metrics: Mapping[str, Any]) -> tuple[float, float, float] | None:
-    values = [metrics.get(name) for name in ("lower", "unsupported_rate", "upper")]
-    if all(type(value) in (int, float) for value in values):
+    values = [metrics.get(name) for name in _INTERVAL_NAMES]
+    # Range-check before float(): a 400-digit integer would overflow it.
+    if all(type(value) in (int, float) and 0 <= value <= 1 for value in values):  # type: ignore[operator]
         lower, rate, upper = (float(value) for value in values)  # type: ignore[arg-type]
-        if 0.0 <= lower <= rate <= upper <= 1.0:
+        if lower <= rate <= upper:
             return lower, rate, upper
     return None

@@ -9,12 +9,12 @@ reach the report, the summary and downstream hooks exactly like gate items.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_openmed._run import parse_resamples, parse_seed, run_options_key
+from pytest_openmed._run import run_options_key
 
 if TYPE_CHECKING:
     from pytest_openmed.claims import UnsupportedClaimsReport
@@ -31,9 +31,6 @@ __all__ = [
     "simulated_reviewers",
 ]
 
-_CLAIMS_MARKER_KEYS = {"max_unsupported_rate", "max_upper", "classes", "seed", "resamples"}
-_THRESHOLD_KEYS = {"max_unsupported_rate", "max_upper"}
-
 
 class ClaimScorer:
     """Scores claims with the run's seed/resamples and enforces ``openmed_claims``.
@@ -42,31 +39,28 @@ class ClaimScorer:
     """
 
     def __init__(self, item: pytest.Item, settings: GateSettings) -> None:
+        from pytest_openmed._markers import MarkerError, claims_marker
+
         self._item = item
-        marker = item.get_closest_marker("openmed_claims")
-        kwargs: dict[str, Any] = dict(marker.kwargs) if marker is not None else {}
-        if marker is not None and marker.args:
-            raise pytest.UsageError("openmed_claims takes keyword arguments only")
-        if set(kwargs) - _CLAIMS_MARKER_KEYS:
-            raise pytest.UsageError(
-                "openmed_claims accepts " + ", ".join(sorted(_CLAIMS_MARKER_KEYS))
-            )
-        self._seed = _marker_int(kwargs.get("seed"), parse_seed, settings.seed)
-        self._resamples = _marker_int(kwargs.get("resamples"), parse_resamples, settings.resamples)
-        self._thresholds = {
-            key: _marker_rate(kwargs.get(key), key) for key in sorted(_THRESHOLD_KEYS)
-        }
-        self._classes = _marker_classes(kwargs.get("classes"))
-        if self._thresholds["max_unsupported_rate"] is None:
+        try:
+            marker = claims_marker(item.get_closest_marker("openmed_claims"))
+        except MarkerError as error:
+            pytest.fail(str(error), pytrace=False)
+        self._seed = settings.seed if marker.seed is None else marker.seed
+        self._resamples = settings.resamples if marker.resamples is None else marker.resamples
+        self._thresholds = dict(marker.thresholds)
+        self._classes = marker.classes
+        if self._thresholds.get("max_unsupported_rate") is None:
             # --openmed-max-rate applies only where the marker sets no overall rate.
             self._thresholds["max_unsupported_rate"] = settings.max_rate
 
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05
     ) -> UnsupportedClaimsReport:
-        from pytest_openmed._items import GateFailed, record_gate_result
+        from pytest_openmed._items import GateFailed, record_gate_result, record_refused_part
         from pytest_openmed.claims import score_summary_claims
         from pytest_openmed.claims.gate import evaluate_thresholds
+        from pytest_openmed.gates import GateItemRefused
 
         report = score_summary_claims(
             claims, evidence, n_resamples=self._resamples, seed=self._seed, alpha=alpha
@@ -74,6 +68,10 @@ class ClaimScorer:
         verdicts = evaluate_thresholds(report, **self._thresholds, classes=self._classes)
         failures = []
         for part, verdict in verdicts.items():
+            if isinstance(verdict, GateItemRefused):
+                record_refused_part(self._item, "claims", part)
+                failures.append(f"{part}: openmed claims gate input refused: {verdict.describe()}")
+                continue
             judged = record_gate_result(self._item, verdict, part=part)
             if not judged.passed:
                 failures.append(f"{part}: {judged.failure_text()}")
@@ -83,52 +81,6 @@ class ClaimScorer:
 
     def __repr__(self) -> str:
         return f"ClaimScorer(seed={self._seed}, resamples={self._resamples})"
-
-
-def _marker_int(value: object, parse: Callable[[str], int], default: int) -> int:
-    if value is None:
-        return default
-    if type(value) is not int:
-        raise pytest.UsageError("openmed_claims seed and resamples must be integers")
-    try:
-        return parse(str(value))
-    except ValueError as error:
-        raise pytest.UsageError(f"openmed_claims: {error}") from None
-
-
-def _marker_rate(value: object, key: str) -> float | None:
-    if value is None:
-        return None
-    if type(value) not in (int, float) or not 0.0 <= float(value) <= 1.0:  # type: ignore[arg-type]
-        raise pytest.UsageError(f"openmed_claims {key} must be a number from 0 to 1")
-    return float(value)  # type: ignore[arg-type]
-
-
-def _marker_classes(value: object) -> dict[str, dict[str, float]]:
-    from pytest_openmed.gatefile import CLAIM_CLASS_PATTERN
-
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise pytest.UsageError("openmed_claims classes must map a class to its thresholds")
-    classes: dict[str, dict[str, float]] = {}
-    for label, thresholds in value.items():
-        if type(label) is not str or not CLAIM_CLASS_PATTERN.fullmatch(label):
-            raise pytest.UsageError("openmed_claims classes keys must be normalised claim classes")
-        if (
-            not isinstance(thresholds, Mapping)
-            or not thresholds
-            or set(thresholds) - _THRESHOLD_KEYS
-        ):
-            raise pytest.UsageError(
-                "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
-            )
-        classes[label] = {
-            key: rate
-            for key in sorted(thresholds)
-            if (rate := _marker_rate(thresholds[key], key)) is not None
-        }
-    return classes
 
 
 @pytest.fixture
@@ -172,9 +124,13 @@ def evaluator_key(request: pytest.FixtureRequest) -> bytes:
             pytrace=False,
         )
     value = os.environ.get(name, "")
+    if not value:
+        from pytest_openmed.multimodal.gate import UnsetEvaluatorKey
+
+        pytest.fail(str(UnsetEvaluatorKey(name)), pytrace=False)
     if len(value.encode("utf-8")) < 32:
         pytest.fail(
-            "the evaluator key variable is unset or shorter than 32 bytes; "
+            "the evaluator key variable holds fewer than 32 bytes; "
             "generate one with: python -c 'import secrets; print(secrets.token_hex(32))'",
             pytrace=False,
         )

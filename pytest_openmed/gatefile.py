@@ -24,7 +24,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed._toml import TomlError, cap, parse_toml
+from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
 
 __all__ = [
     "CLAIM_CLASS_PATTERN",
@@ -112,7 +113,8 @@ class GateSpec:
         return self.expected.get(item, GateStatus.PASSED)
 
 
-Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult]]
+#: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
+Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult | GateItemRefused]]
 
 
 def evaluator_for(spec: GateSpec) -> Evaluator:
@@ -138,8 +140,6 @@ def planner_spec(reference: str, *, name: str | None = None) -> GateSpec:
 
 def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
     """Read and validate one gate file; every problem is a :class:`GateFileError`."""
-    import tomllib
-
     where = path.name
     try:
         raw = path.read_bytes()
@@ -148,13 +148,13 @@ def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
     if len(raw) > _MAX_GATE_FILE_BYTES:
         raise GateFileError(f"{where}: the gate file exceeds 1 MiB")
     try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        raise GateFileError(f"{where}: not valid UTF-8 TOML") from None
+        document = parse_toml(raw)
+    except TomlError as error:
+        raise GateFileError(f"{where}: the gate file {error}") from None
     unknown = sorted(set(document) - set(_TABLE_PARSERS))
     if unknown:
         raise GateFileError(
-            f"{where}: unknown top-level key {unknown[0]!r}; expected arrays of tables "
+            f"{where}: unknown top-level key {cap(unknown[0])!r}; expected arrays of tables "
             "[[claims]], [[planner]] or [[pack]]"
         )
     specs: list[GateSpec] = []
@@ -181,7 +181,7 @@ class _Context:
     base: Path
 
     def fail(self, key: str, expected: str) -> GateFileError:
-        return GateFileError(f"{self.where}: key '{key}' {expected}")
+        return GateFileError(f"{self.where}: key '{cap(key)}' {expected}")
 
     def keys(self, table: Mapping[str, Any], required: set[str], optional: set[str]) -> None:
         for key in sorted(required):
@@ -205,7 +205,10 @@ class _Context:
         candidate = Path(value)
         if candidate.is_absolute():
             raise self.fail(key, "must be relative to the gate file, not absolute")
-        return (self.base / candidate).resolve()
+        try:
+            return (self.base / candidate).resolve()
+        except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+            raise self.fail(key, "names a path that cannot be resolved (a symlink loop?)") from None
 
     def paths(self, table: Mapping[str, Any], key: str) -> tuple[Path, ...]:
         value = table.get(key, [])
@@ -225,9 +228,16 @@ class _Context:
         if key not in table:
             return None
         value = table[key]
-        if type(value) not in (int, float) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        # Compare before converting: a 400-digit integer overflows float().
+        if type(value) not in (int, float) or not 0 <= value <= 1 or not math.isfinite(value):
             raise self.fail(key, "must be a number from 0 to 1")
         return float(value)
+
+    def flag(self, table: Mapping[str, Any], key: str) -> bool:
+        value = table.get(key, False)
+        if type(value) is not bool:
+            raise self.fail(key, "must be true or false")
+        return value
 
 
 def _thresholds(table: Mapping[str, Any], context: _Context) -> dict[str, float]:
@@ -249,7 +259,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
     classes_table = table.get("classes", {})
     if not isinstance(classes_table, dict):
         raise context.fail("classes", "must be a table of [claims.classes.<class>] tables")
-    classes: dict[str, dict[str, float]] = {}
+    classes: dict[str, dict[str, float | bool]] = {}
     for label in sorted(classes_table):
         thresholds = classes_table[label]
         key = f"classes.{label}"
@@ -257,11 +267,17 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
             raise context.fail(key, "must name a normalised claim class ([a-z0-9][a-z0-9_]*)")
         if not isinstance(thresholds, dict):
             raise context.fail(key, "must be a table with max_unsupported_rate and/or max_upper")
-        sub = _Context(where=f"{context.where} classes.{label}", base=context.base)
-        sub.keys(thresholds, required=set(), optional={"max_unsupported_rate", "max_upper"})
-        parsed = _thresholds(thresholds, sub)
+        sub = _Context(where=f"{context.where} classes.{cap(label)}", base=context.base)
+        sub.keys(
+            thresholds,
+            required=set(),
+            optional={"max_unsupported_rate", "max_upper", "allow_absent"},
+        )
+        parsed: dict[str, float | bool] = dict(_thresholds(thresholds, sub))
         if not parsed:
             raise context.fail(key, "must set max_unsupported_rate and/or max_upper")
+        if sub.flag(thresholds, "allow_absent"):
+            parsed["allow_absent"] = True
         classes[label] = parsed
     alpha = table.get("alpha", 0.05)
     if type(alpha) is not float or not 0.0 < alpha < 1.0:
@@ -275,6 +291,12 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
         "thresholds": _thresholds(table, context),
         "classes": classes,
     }
+    if not options["thresholds"] and not classes:
+        # Fail closed: a gate without a threshold would pass whatever the data say.
+        raise GateFileError(
+            f"{context.where}: a claims gate needs a threshold: set max_unsupported_rate "
+            "and/or max_upper, overall or in a [claims.classes.<class>] table"
+        )
     items = ("overall", *(f"class[{label}]" for label in classes))
     return GateSpec(kind="claims", name=name, items=items, options=options)
 

@@ -20,9 +20,11 @@ from typing import Any
 
 __all__ = [
     "GATE_KINDS",
+    "GateItemRefused",
     "GateResult",
     "GateStatus",
     "MetricValue",
+    "locate_input_error",
 ]
 
 #: Engines that produce gate verdicts; ``custom`` is for tests tagged with ``openmed_gate``.
@@ -43,6 +45,25 @@ class GateStatus(enum.Enum):
     CRITICAL = "critical"
     BLOCKED = "blocked"
     HOLD = "hold"
+
+
+class GateItemRefused(ValueError):
+    """One item of a gate cannot be evaluated; its siblings still have verdicts.
+
+    An evaluator returns an instance in place of that item's verdict (for
+    example a claims class threshold naming a class with no claims), so the
+    item becomes a pytest *error*, never a pass.  The message is fixed and
+    value-free, like every engine message; ``subject`` is a short closed label
+    (a standard claim class or its ``class_`` token), checked like metric labels.
+    """
+
+    def __init__(self, message: str, subject: str) -> None:
+        super().__init__(message)
+        self.subject = _check_label(subject)
+
+    def describe(self) -> str:
+        """The item's error text: its public subject, then the fixed message."""
+        return f"{self.subject}: {self.args[0]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +157,26 @@ def _check_metric(value: object) -> MetricValue:
     if type(value) is str and _TEXT_VALUE.fullmatch(value):
         return value
     raise ValueError("gate metric values must be numbers, booleans, null or short closed labels")
+
+
+def locate_input_error(error: BaseException, where: str) -> BaseException:
+    """``error`` with ``where`` (which input, which line) put before its fixed message.
+
+    Engines refuse inputs with fixed, value-free messages that cannot say which
+    of several files they came from; the code that opened the file can.
+    ``where`` is built from closed words and numbers (``claims input, line 7``),
+    never from a path or content.  The same exception object is returned so its
+    type (``ValueError``, ``OSError``…) is kept; re-raise it ``from None``.
+    """
+    message = str(error.args[0]) if error.args else ""
+    error.args = (f"{where}: {message}" if message else where,)
+    return error
+
+
+def _check_label(value: object) -> str:
+    if type(value) is str and value and _TEXT_VALUE.fullmatch(value):
+        return value
+    raise ValueError("a refused item's subject must be a short closed label")
 
 
 def _format(value: MetricValue) -> str:

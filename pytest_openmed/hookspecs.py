@@ -44,6 +44,7 @@ def pytest_openmed_report(config: pytest.Config, report: dict[str, Any]) -> None
 
     ``report`` is the document that will be written to ``--openmed-report``
     (a mutable ``dict``); implementations may add keys under ``"extensions"``.
-    The amended document must still validate against the shipped schema.  Not
-    called when no report path is configured.
+    The amended document must still serialise as strict JSON and validate
+    against the shipped schema; otherwise nothing is written and the run exits
+    4 (``OPENMED-REPORT-HOOK``).  Not called when no report path is configured.
     """

@@ -14,13 +14,23 @@ aggregates them, prints the summary and writes the report
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_openmed._recorder import MARKER_PROPERTY, GateRecorder
+from pytest_openmed._markers import MarkerError, claims_marker, gate_marker_kind
+from pytest_openmed._recorder import (
+    MARKER_PROPERTY,
+    RESERVED_PROPERTY_TEXT,
+    USAGE_NODEID,
+    GateRecorder,
+    attach_property,
+    drop_foreign_properties,
+)
 from pytest_openmed._run import (
+    cli_type,
     parse_env_name,
     parse_history_keep,
     parse_min_cell,
@@ -41,12 +51,11 @@ from pytest_openmed.fixtures import (
 
 if TYPE_CHECKING:
     from pytest_openmed._items import GateFile
+    from pytest_openmed.baseline import Baseline
     from pytest_openmed.waivers import Waiver
 
 #: Suffix of gate files (kept here, not in ``_items``, so unrelated files cost nothing).
 GATE_FILE_SUFFIX = ".openmed.toml"
-#: Kinds an ``openmed_gate`` marker may name (``gates.GATE_KINDS``).
-MARKER_KINDS = ("claims", "planner", "pack", "custom")
 
 __all__ = [
     "claim_scorer",
@@ -57,6 +66,7 @@ __all__ = [
 ]
 
 _recorder_key = pytest.StashKey[GateRecorder]()
+_waived_key = pytest.StashKey[str]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -67,7 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=[],
         dest="openmed_planners",
         metavar="MOD:ATTR",
-        type=parse_planner_ref,
+        type=cli_type(parse_planner_ref),
         help="collect a qualification gate for this planner callable (repeatable).",
     )
     group.addoption(
@@ -161,7 +171,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         group.addoption(
             f"--openmed-{name}",
             dest=dest,
-            type=parse,
+            type=cli_type(parse),
             default=None,
             help=text,
             metavar={"key-env": "NAME", "max-rate": "RATE"}.get(name, "N"),
@@ -240,9 +250,15 @@ def pytest_collection_modifyitems(
     for item in items:
         marker = item.get_closest_marker("openmed_gate")
         if marker is not None:
-            item.user_properties.append((MARKER_PROPERTY, marker.kwargs.get("kind", "custom")))
+            try:
+                kind = gate_marker_kind(marker)
+            except MarkerError:
+                kind = "custom"  # setup fails the test with the marker's message
+            attach_property(item, MARKER_PROPERTY, kind)
+    if options.baseline is not None:
+        _check_baseline(session, options.baseline, items)
     if options.waivers:
-        _apply_waivers(options.waivers, items)
+        _apply_waivers(session, options.waivers, items)
     if options.gate_selection is not None:
         _select_gates(config, options.gate_selection, items)
 
@@ -290,36 +306,91 @@ def _collect_option_gates(
             items.extend(node for node in report.result if isinstance(node, pytest.Item))
 
 
-def _apply_waivers(waivers: tuple[Waiver, ...], items: list[pytest.Item]) -> None:
+def _refuse_collection(session: pytest.Session, items: list[pytest.Item], message: str) -> None:
+    """A usage error found in the collected items: exit 4, serial or under xdist.
+
+    Serially it is raised.  An xdist worker cannot raise it (the worker would
+    crash and the run could even exit 0), so it reports a failed collection
+    of :data:`USAGE_NODEID` that the controller's recorder turns into exit 4,
+    and runs nothing.  After a collection error it is not raised: that error
+    already fails the run, and it is likely why nothing matched.
+    """
+    if session.testsfailed:
+        return
+    if not hasattr(session.config, "workerinput"):
+        raise pytest.UsageError(message)
+    report = pytest.CollectReport(USAGE_NODEID, "failed", message, [])
+    session.ihook.pytest_collectreport(report=report)
+    items.clear()
+
+
+def _check_baseline(session: pytest.Session, baseline: Baseline, items: list[pytest.Item]) -> None:
+    """Count baseline entries naming no collected gate; refuse a baseline that matches none."""
+    unmatched = baseline.unmatched(item.nodeid for item in items)
+    session.config.stash[_recorder_key].baseline_unmatched = unmatched
+    if unmatched == len(baseline.intervals):
+        _refuse_collection(
+            session,
+            items,
+            f"openmed: the baseline matches no collected claims gate ({unmatched} usable, "
+            f"{baseline.malformed} malformed entries): node ids are relative to the rootdir, "
+            "so run from the same rootdir as the baseline run (OPENMED-BASELINE-UNMATCHED)",
+        )
+
+
+def _apply_waivers(
+    session: pytest.Session, waivers: tuple[Waiver, ...], items: list[pytest.Item]
+) -> None:
     from pytest_openmed._items import GateFailed
     from pytest_openmed.waivers import unmatched_waivers
 
     unmatched = unmatched_waivers(waivers, (item.nodeid for item in items))
     if unmatched:
-        raise pytest.UsageError(
+        _refuse_collection(
+            session,
+            items,
             f"openmed: waiver #{unmatched[0]} names no collected gate; "
-            "remove it or correct its node id"
+            "remove it or correct its node id",
         )
+        return
     by_gate = {waiver.gate: waiver for waiver in waivers}
     for item in items:
         waiver = by_gate.get(item.nodeid)
         if waiver is not None:
-            item.add_marker(
-                pytest.mark.xfail(
-                    reason=f"waived until {waiver.expires.isoformat()} (ref {waiver.reference})",
-                    raises=GateFailed,
-                    strict=False,
-                )
-            )
+            reason = f"waived until {waiver.expires.isoformat()} (ref {waiver.reference})"
+            item.stash[_waived_key] = reason
+            item.add_marker(pytest.mark.xfail(reason=reason, raises=GateFailed, strict=False))
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    marker = item.get_closest_marker("openmed_gate")
-    if marker is None:
-        return
-    kind = marker.kwargs.get("kind", "custom")
-    if marker.args or set(marker.kwargs) - {"kind"} or kind not in MARKER_KINDS:
-        pytest.fail(
-            "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(MARKER_KINDS),
-            pytrace=False,
-        )
+    """Marker mistakes are one-line errors of the test, before any fixture runs."""
+    try:
+        gate = item.get_closest_marker("openmed_gate")
+        if gate is not None:
+            gate_marker_kind(gate)
+        claims = item.get_closest_marker("openmed_claims")
+        if claims is not None:
+            claims_marker(claims)
+    except MarkerError as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Guard the report before it leaves this process (xdist serialises it next).
+
+    A reserved user property the plugin did not set fails the test and is
+    dropped.  A waived gate that passed is a plain pass, not ``XPASS``: its
+    waiver is reported as unused (``applied: false``).
+    """
+    report = yield
+    if drop_foreign_properties(item, report) and not report.failed:
+        report.outcome = "failed"
+        report.longrepr = RESERVED_PROPERTY_TEXT
+    reason = item.stash.get(_waived_key, None)
+    if reason is not None and report.passed and getattr(report, "wasxfail", None) == reason:
+        del report.wasxfail
+    return report

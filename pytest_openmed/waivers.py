@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import datetime
 import re
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pytest_openmed._toml import TomlError, parse_toml
 
 __all__ = ["Waiver", "WaiverError", "load_waivers", "unmatched_waivers"]
 
@@ -56,9 +57,9 @@ def load_waivers(path: Path, *, today: datetime.date) -> tuple[Waiver, ...]:
     if len(raw) > _MAX_WAIVER_FILE_BYTES:
         raise WaiverError("the waiver file exceeds 256 KiB")
     try:
-        document = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        raise WaiverError("the waiver file is not valid UTF-8 TOML") from None
+        document = parse_toml(raw)
+    except TomlError as error:
+        raise WaiverError(f"the waiver file {error}") from None
     if set(document) - {"waiver"}:
         raise WaiverError("the waiver file may only contain [[waiver]] tables")
     tables = document.get("waiver", [])

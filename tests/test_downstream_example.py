@@ -284,3 +284,22 @@ def test_no_planted_value_reaches_any_channel(run: Run) -> None:
         assert MARKER not in text, name
         leaked = sorted(value for value in planted if value in text)
         assert not leaked, name
+
+
+def test_the_example_requires_the_plugin_so_a_forgotten_dash_p_is_not_green(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "downstream"
+    shutil.copytree(EXAMPLE, root)
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "Missing required plugins: pytest-openmed" in result.stderr

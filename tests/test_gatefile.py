@@ -77,7 +77,12 @@ def test_planner_and_pack_tables(tmp_path: Path) -> None:
         ),
         (CLAIMS + "[claims.classes.lab]\n", "key 'classes.lab' must set"),
         (CLAIMS + "[claims.classes.lab]\nmin = 0.1\n", "key 'min' is not known"),
-        (CLAIMS + CLAIMS, "duplicate gate name"),
+        (2 * (CLAIMS + "max_upper = 0.5\n"), "duplicate gate name"),
+        (CLAIMS, "#1: a claims gate needs a threshold"),
+        (
+            CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = 1\n",
+            "key 'allow_absent' must be true or false",
+        ),
         ('[[planner]]\nname = "p"\nplanner = "not a ref"\n', "key 'planner' must be a reference"),
         (
             '[[pack]]\nname = "p"\npack = "p"\nmappings = "m"\nreviews = []\ncandidate = "a"\n',
@@ -87,7 +92,14 @@ def test_planner_and_pack_tables(tmp_path: Path) -> None:
             '[[pack]]\nname = "p"\npack = "p"\nmappings = []\nreviews = []\ncandidate = "a"\nmin_cell = 4\n',
             "key 'min_cell' must be an integer from 5",
         ),
-        ("[[claims]\n", "not valid UTF-8 TOML"),
+        ("[[claims]\n", "the gate file is not valid TOML at line 1, column 9"),
+        (CLAIMS + "max_upper = 0.1\nmax_upper = 0.2\n", "is not valid TOML at line 6, column"),
+        ("x = " + "[" * 5000 + "]" * 5000 + "\n", "is not valid TOML: it nests too deeply"),
+        ("x" * 500 + " = 1\n", "unknown top-level key '" + "x" * 39 + "…'"),
+        (
+            CLAIMS + "max_upper = 1" + "0" * 400 + "\n",
+            "key 'max_upper' must be a number from 0 to 1",
+        ),
     ],
 )
 def test_malformed_gate_files_are_refused_precisely(
@@ -104,8 +116,48 @@ def test_malformed_gate_files_are_refused_precisely(
 def test_gate_file_that_is_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "gates.openmed.toml"
     path.write_bytes(b"\xff\xfe")
-    with pytest.raises(GateFileError, match="not valid UTF-8 TOML"):
+    with pytest.raises(GateFileError, match="the gate file is not UTF-8 text"):
         parse_gate_file(path)
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "gates.openmed.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + (CLAIMS + "max_upper = 0.5\n").encode())
+    (spec,) = parse_gate_file(path)
+    assert spec.options["thresholds"] == {"max_upper": 0.5}
+
+
+def test_syntax_errors_give_the_position_never_the_text(tmp_path: Path) -> None:
+    secret = "ZQXSECRETKEY"
+    path = write(tmp_path, f'{secret} = 1\n{secret} = 2\n[[claims]]\nname = "{secret}\n')
+    with pytest.raises(GateFileError) as info:
+        parse_gate_file(path)
+    assert "at line" in str(info.value) and "column" in str(info.value)
+    assert secret not in str(info.value)
+
+
+def test_echoed_keys_and_labels_are_capped(tmp_path: Path) -> None:
+    label = "a" * 64
+    path = write(tmp_path, CLAIMS + f"[claims.classes.{label}]\nmax_upper = 0.1\n{'k' * 300} = 1\n")
+    with pytest.raises(GateFileError) as info:
+        parse_gate_file(path)
+    assert label not in str(info.value) and "k" * 40 not in str(info.value)
+    assert "a" * 39 + "…" in str(info.value)
+
+
+def test_a_symlink_loop_is_a_gate_file_error_without_the_path(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    path = write(tmp_path, CLAIMS.replace('"c.json"', '"loop/c.json"') + "max_upper = 0.5\n")
+    with pytest.raises(GateFileError) as info:
+        parse_gate_file(path)
+    assert "key 'claims' names a path that cannot be resolved" in str(info.value)
+    assert str(tmp_path) not in str(info.value)
+
+
+def test_a_claims_class_may_be_allowed_absent(tmp_path: Path) -> None:
+    path = write(tmp_path, CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = true\n")
+    (spec,) = parse_gate_file(path)
+    assert spec.options["classes"]["lab"] == {"max_upper": 0.1, "allow_absent": True}
 
 
 def test_oversized_gate_file(tmp_path: Path) -> None:

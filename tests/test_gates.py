@@ -96,8 +96,8 @@ def test_the_recorder_knows_every_status_in_order() -> None:
 
 
 def test_the_marker_accepts_exactly_the_gate_kinds() -> None:
+    from pytest_openmed._markers import GATE_MARKER_KINDS as MARKER_KINDS
     from pytest_openmed.gates import GATE_KINDS
-    from pytest_openmed.plugin import MARKER_KINDS
 
     assert MARKER_KINDS == GATE_KINDS
 

@@ -104,9 +104,15 @@ FILE_TOO_MANY_EVIDENCE = "a claims gate evidence file has more than 200,000 reco
 
 # Gate thresholds.
 THRESHOLD_VALUE = "claims gate thresholds must be numbers from 0 to 1"
-THRESHOLD_NAME = "claims gate thresholds are max_unsupported_rate and max_upper"
+THRESHOLD_NAME = (
+    "claims gate thresholds are max_unsupported_rate and max_upper (and, per class, allow_absent)"
+)
 GATE_ITEM = "claims gate items must be 'overall' or 'class[<class>]' with a class threshold"
 GATE_OPTIONS = "claims gate options are incomplete or of the wrong type"
+CLASS_ABSENT = (
+    "the class has no claims in the data, so its threshold cannot be checked; "
+    "set allow_absent = true for a class that may legitimately be empty"
+)
 
 #: Every message above; an exception from this engine carries exactly one of them.
 MESSAGES: frozenset[str] = frozenset(

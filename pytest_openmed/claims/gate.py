@@ -22,7 +22,13 @@ from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_cl
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
 from pytest_openmed.gatefile import GateSettings, GateSpec
-from pytest_openmed.gates import GateResult, GateStatus, MetricValue
+from pytest_openmed.gates import (
+    GateItemRefused,
+    GateResult,
+    GateStatus,
+    MetricValue,
+    locate_input_error,
+)
 
 __all__ = ["MAX_INPUT_BYTES", "evaluate_gate", "evaluate_thresholds", "load_records"]
 
@@ -30,6 +36,8 @@ __all__ = ["MAX_INPUT_BYTES", "evaluate_gate", "evaluate_thresholds", "load_reco
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 _THRESHOLD_NAMES = ("max_unsupported_rate", "max_upper")
+#: Per-class keys: the thresholds, and the opt-out for a class that may be empty.
+_CLASS_KEYS = (*_THRESHOLD_NAMES, "allow_absent")
 _NO_CLASSES: Mapping[str, Mapping[str, float]] = MappingProxyType({})
 _LIMIT_MESSAGES = {
     MAX_CLAIMS: errors.FILE_TOO_MANY_CLAIMS,
@@ -43,6 +51,7 @@ def load_records(path: Path, *, limit: int = MAX_EVIDENCE) -> list[dict[str, Any
     ``limit`` is :data:`~.records.MAX_CLAIMS` or :data:`~.records.MAX_EVIDENCE`.
     A whitespace-only file is refused (``[]`` is the empty collection); blank
     JSON Lines lines are skipped; objects with a repeated field name are refused.
+    A JSON Lines error names its line (``line 7: …``; 1-based, blank lines counted).
     """
     too_many = _LIMIT_MESSAGES.get(limit)
     if too_many is None:
@@ -60,17 +69,32 @@ def load_records(path: Path, *, limit: int = MAX_EVIDENCE) -> list[dict[str, Any
         records = document
     else:
         records = []
+        first = text[: len(text) - len(start)].count("\n") + 1
         # Only "\n" ends a record: JSON strings may hold U+2028 and friends raw.
-        for line in start.split("\n"):
+        for number, line in enumerate(start.split("\n"), start=first):
             if not line.strip():
                 continue
-            if len(records) == limit:
-                raise ValueError(too_many)
-            records.append(_parse_json(line))
+            try:
+                if len(records) == limit:
+                    raise ValueError(too_many)
+                record = _parse_json(line)
+                if type(record) is not dict:
+                    raise ValueError(errors.FILE_RECORD_TYPE)
+            except ValueError as error:
+                raise locate_input_error(error, f"line {number}") from None
+            records.append(record)
     for record in records:
         if type(record) is not dict:
             raise ValueError(errors.FILE_RECORD_TYPE)
     return records
+
+
+def _load_input(name: str, path: Path, limit: int) -> list[dict[str, Any]]:
+    """:func:`load_records`, its errors saying which input: ``claims input, line 7: …``."""
+    try:
+        return load_records(path, limit=limit)
+    except (OSError, ValueError) as error:
+        raise locate_input_error(error, f"{name} input") from None
 
 
 def _read_text(path: Path) -> str:
@@ -116,26 +140,37 @@ def evaluate_thresholds(
     *,
     max_unsupported_rate: float | None = None,
     max_upper: float | None = None,
-    classes: Mapping[str, Mapping[str, float]] = _NO_CLASSES,
-) -> dict[str, GateResult]:
+    classes: Mapping[str, Mapping[str, float | bool]] = _NO_CLASSES,
+) -> dict[str, GateResult | GateItemRefused]:
     """Verdicts for ``overall`` and for ``class[<label>]`` of each label in ``classes``.
 
     The rate rule is checked first (``unsupported_rate`` when the rate exceeds
     ``max_unsupported_rate``), then the interval rule (``interval_upper`` when
     the interval's upper bound exceeds ``max_upper``).  A class with thresholds
-    but no claims in the input passes with ``claim_count`` 0: zero claims have
-    zero unsupported claims.  Labels are normalised like claim classes, so a
-    custom class is found under its ``class_`` token.
+    but no claims in the input cannot be judged: its entry is a
+    :class:`GateItemRefused` (fail closed: a misspelt class must not pass),
+    unless its thresholds set ``allow_absent`` to ``True``, when it passes with
+    ``claim_count`` 0.  Labels are normalised like claim classes, so a custom
+    class is found (and named) under its ``class_`` token.
     """
     if not isinstance(report, UnsupportedClaimsReport) or not isinstance(classes, Mapping):
         raise TypeError(errors.GATE_OPTIONS)
-    results = {"overall": _verdict(report.overall, max_unsupported_rate, max_upper)}
+    results: dict[str, GateResult | GateItemRefused] = {
+        "overall": _verdict(report.overall, max_unsupported_rate, max_upper)
+    }
     for label, thresholds in classes.items():
         if not isinstance(thresholds, Mapping):
             raise TypeError(errors.GATE_OPTIONS)
-        if set(thresholds) - set(_THRESHOLD_NAMES):
+        if set(thresholds) - set(_CLASS_KEYS):
             raise ValueError(errors.THRESHOLD_NAME)
-        metrics = report.by_claim_class.get(normalise_class(label))
+        allow_absent = thresholds.get("allow_absent", False)
+        if type(allow_absent) is not bool:
+            raise TypeError(errors.GATE_OPTIONS)
+        normalised = normalise_class(label)
+        metrics = report.by_claim_class.get(normalised)
+        if metrics is None and not allow_absent:
+            results[f"class[{label}]"] = GateItemRefused(errors.CLASS_ABSENT, normalised)
+            continue
         results[f"class[{label}]"] = _verdict(
             metrics, thresholds.get("max_unsupported_rate"), thresholds.get("max_upper")
         )
@@ -185,7 +220,9 @@ def _verdict(metrics: ClaimClassMetrics | None, max_rate: object, max_upper: obj
     return GateResult(kind="claims", status=status, reason=reason, metrics=values)
 
 
-def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
+def evaluate_gate(
+    spec: GateSpec, settings: GateSettings
+) -> dict[str, GateResult | GateItemRefused]:
     """One verdict per item of a ``[[claims]]`` gate (``overall``, ``class[<label>]``)."""
     options = spec.options
     try:
@@ -206,8 +243,8 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     if not set(spec.items) <= wanted:
         raise ValueError(errors.GATE_ITEM)
     report = score_summary_claims(
-        load_records(claims_path, limit=MAX_CLAIMS),
-        load_records(evidence_path, limit=MAX_EVIDENCE),
+        _load_input("claims", claims_path, MAX_CLAIMS),
+        _load_input("evidence", evidence_path, MAX_EVIDENCE),
         n_resamples=settings.resamples if resamples is None else resamples,
         seed=settings.seed if seed is None else seed,
         alpha=alpha,

@@ -492,7 +492,10 @@ def _json_int(value: object) -> int:
 def _json_number(value: object) -> float:
     if type(value) is not int and type(value) is not float:
         raise ValueError(errors.REPORT_NUMBER)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer of 309+ digits: out of range, like any bad number
+        raise ValueError(errors.REPORT_NUMBER) from None
 
 
 def _json_bool(value: object) -> bool:

@@ -18,15 +18,16 @@ key (at least 32 bytes — e.g. the 64 hex characters of
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pytest_openmed._canonical import require_key
 from pytest_openmed.gatefile import GateSettings, GateSpec
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed.gates import GateResult, GateStatus, locate_input_error
 
 from .assess import ValidationAssessment, assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
@@ -41,7 +42,13 @@ from .serialization import (
 )
 from .vocabulary import Decision
 
-__all__ = ["MissingEvaluatorKey", "evaluate_gate", "evaluator_key", "gate_result"]
+__all__ = [
+    "MissingEvaluatorKey",
+    "UnsetEvaluatorKey",
+    "evaluate_gate",
+    "evaluator_key",
+    "gate_result",
+]
 
 #: Largest stored pack document read (64 MiB of assets in base64 plus JSON).
 MAX_PACK_DOCUMENT_BYTES = 128 * 1024 * 1024
@@ -63,6 +70,20 @@ class MissingEvaluatorKey(ValueError):
         super().__init__(
             "pack gates need the evaluator key: set --openmed-key-env (or ini openmed_key_env) "
             "to the name of an environment variable holding a key of at least 32 bytes"
+        )
+
+
+class UnsetEvaluatorKey(MissingEvaluatorKey):
+    """The configured key variable is not set (or empty) in this environment.
+
+    Names the variable, which is configuration (the option's value), never its value.
+    """
+
+    def __init__(self, name: str) -> None:
+        ValueError.__init__(
+            self,
+            f"the evaluator key environment variable {name} is unset or empty in this "
+            "environment (CI: map the secret into it)",
         )
 
 
@@ -90,9 +111,11 @@ def gate_result(assessment: ValidationAssessment) -> GateResult:
 def evaluator_key(settings: GateSettings) -> bytes:
     """The key from the configured environment variable (its UTF-8 bytes)."""
     name = settings.key_env
-    value = os.environ.get(name) if name else None
-    if not value:
+    if not name:
         raise MissingEvaluatorKey()
+    value = os.environ.get(name)
+    if not value:
+        raise UnsetEvaluatorKey(name)
     return require_key(value.encode("utf-8"))
 
 
@@ -102,34 +125,47 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
         raise ValueError("the multimodal evaluator handles pack gates with one candidate item")
     options = spec.options
     key = evaluator_key(settings)
-    pack = pack_from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
-    mapping_paths = _paths(options["mappings"], _MAX_MAPPINGS)
-    mappings = tuple(
-        mapping_from_dict(_read_json(p, MAX_EVIDENCE_DOCUMENT_BYTES)) for p in mapping_paths
-    )
+    with _document("pack input"):
+        pack = pack_from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
+    mappings = []
+    for number, path in enumerate(_paths(options["mappings"], _MAX_MAPPINGS), start=1):
+        with _document(f"mappings input #{number}"):
+            mappings.append(mapping_from_dict(_read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)))
     if len({m.identity_digest for m in mappings}) != len(mappings):
         raise DuplicateMapping()
     review_paths = options["reviews"]
     if len(review_paths) > MAX_REVIEWS:
         raise ReviewCountRefused()
-    reviews = tuple(
-        completed_review_from_dict(_read_json(p, MAX_EVIDENCE_DOCUMENT_BYTES), mappings)
-        for p in review_paths
-    )
-    adjudications = tuple(
-        adjudication_from_dict(_read_json(p, MAX_EVIDENCE_DOCUMENT_BYTES), mappings)
-        for p in _paths(options.get("adjudications", ()), 2 * MAX_UNITS)
-    )
+    reviews = []
+    for number, path in enumerate(review_paths, start=1):
+        with _document(f"reviews input #{number}"):
+            document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
+            reviews.append(completed_review_from_dict(document, tuple(mappings)))
+    adjudications = []
+    adjudication_paths = _paths(options.get("adjudications", ()), 2 * MAX_UNITS)
+    for number, path in enumerate(adjudication_paths, start=1):
+        with _document(f"adjudications input #{number}"):
+            document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
+            adjudications.append(adjudication_from_dict(document, tuple(mappings)))
     min_cell = options.get("min_cell")
     assessment = assess_validation(
         pack,
         pack.candidate(options["candidate"]),
-        reviews,
+        tuple(reviews),
         key=key,
-        adjudications=adjudications,
+        adjudications=tuple(adjudications),
         min_cell=settings.min_cell if min_cell is None else min_cell,
     )
     return {spec.items[0]: gate_result(assessment)}
+
+
+@contextlib.contextmanager
+def _document(where: str) -> Iterator[None]:
+    """Refusals while reading one input document say which (its gate-file key and number)."""
+    try:
+        yield
+    except (OSError, ValueError, TypeError) as error:
+        raise locate_input_error(error, where) from None
 
 
 def _paths(value: Any, limit: int) -> tuple[Path, ...]:

@@ -30,6 +30,10 @@ from pytest_openmed.planner.report import (
 __all__ = [
     "CRITICAL_REASONS",
     "MalformedPlannerReference",
+    "PlannerAttributeMissing",
+    "PlannerImportRaised",
+    "PlannerModuleNotFound",
+    "PlannerNotCallable",
     "PlannerReferenceError",
     "UnloadablePlanner",
     "evaluate_gate",
@@ -69,10 +73,46 @@ class MalformedPlannerReference(PlannerReferenceError):
 
 
 class UnloadablePlanner(PlannerReferenceError):
-    """Import or attribute lookup failed, or the attribute is not callable."""
+    """Import or attribute lookup failed, or the attribute is not callable.
+
+    Raised as one of four subclasses, each a fixed message with its own code,
+    so a user can tell a ``pythonpath`` problem from a bug in the module.
+    """
+
+    #: The documented code of this failure (``OPENMED-PLANNER-…``).
+    code = "OPENMED-PLANNER-IMPORT"
+    _text = "could not be loaded as a callable"
 
     def __init__(self) -> None:
-        super().__init__("planner reference could not be loaded as a callable")
+        super().__init__(f"planner reference {self._text} ({self.code})")
+
+
+class PlannerModuleNotFound(UnloadablePlanner):
+    """The module (or a package above it) is not importable from ``sys.path``."""
+
+    code = "OPENMED-PLANNER-NOT-FOUND"
+    _text = "names a module that was not found (is its directory on pythonpath?)"
+
+
+class PlannerAttributeMissing(UnloadablePlanner):
+    """The module imported, but has no such attribute."""
+
+    code = "OPENMED-PLANNER-NO-ATTRIBUTE"
+    _text = "names an attribute that its module does not define"
+
+
+class PlannerNotCallable(UnloadablePlanner):
+    """The attribute exists but is not callable."""
+
+    code = "OPENMED-PLANNER-NOT-CALLABLE"
+    _text = "names an attribute that is not callable"
+
+
+class PlannerImportRaised(UnloadablePlanner):
+    """Importing the module (or reading the attribute) raised, ``SystemExit`` included."""
+
+    code = "OPENMED-PLANNER-IMPORT-RAISED"
+    _text = "names a module that raised an exception while it was imported"
 
 
 def load_planner(reference: str) -> Callable[..., object]:
@@ -80,7 +120,10 @@ def load_planner(reference: str) -> Callable[..., object]:
 
     Whatever goes wrong, the error raised carries no part of the reference, no
     path and no import error (it is raised outside the failing frame, so not
-    even as ``__context__``).  Output printed while importing is discarded.
+    even as ``__context__``), only which of four things failed (an
+    :class:`UnloadablePlanner` subclass).  A ``SystemExit`` raised by the
+    module is such a failure, not the end of the run; ``KeyboardInterrupt``
+    still propagates.  Output printed while importing is discarded.
     """
     if (
         type(reference) is not str
@@ -89,16 +132,39 @@ def load_planner(reference: str) -> Callable[..., object]:
     ):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
+    failure: type[UnloadablePlanner] | None = None
     planner: object = None
     with discarded_output():
         try:
             module = importlib.import_module(module_name)
-            planner = getattr(module, attribute)
-        except Exception:
-            planner = None
-    if planner is None or not callable(planner):
-        raise UnloadablePlanner()
-    return planner
+        except ModuleNotFoundError as error:
+            failure = (
+                PlannerModuleNotFound
+                if _names_the_module(error.name, module_name)
+                else PlannerImportRaised
+            )
+        except (Exception, SystemExit):
+            failure = PlannerImportRaised
+        else:
+            try:
+                planner = getattr(module, attribute)
+            except AttributeError:
+                failure = PlannerAttributeMissing
+            except (Exception, SystemExit):
+                failure = PlannerImportRaised
+    if failure is None and not callable(planner):
+        failure = PlannerNotCallable
+    if failure is not None:
+        raise failure()
+    return planner  # type: ignore[return-value]
+
+
+def _names_the_module(missing: str | None, module_name: str) -> bool:
+    """Whether the module not found is the planner's module or a package above it.
+
+    A module that exists but imports a missing dependency raised while importing.
+    """
+    return missing is not None and (module_name == missing or module_name.startswith(missing + "."))
 
 
 def _first_critical(counts: PlannerCounts) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from pytest_openmed.claims import errors, gate, normalise_class, score_summary_c
 from pytest_openmed.claims.gate import evaluate_gate, evaluate_thresholds, load_records
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE
 from pytest_openmed.gatefile import GateSettings, GateSpec, parse_gate_file
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
 
 from ._support import assert_fixed, claim, evidence
 
@@ -34,6 +35,10 @@ EXPECTED_METRICS = {
 }
 
 
+#: Where a file error happened, put before the fixed message (``claims input: line 7: ``).
+LOCATION = re.compile(r"^((claims|evidence) input: )?(line [1-9][0-9]*: )?")
+
+
 def write(path: Path, text: str | bytes) -> Path:
     if isinstance(text, bytes):
         path.write_bytes(text)
@@ -43,9 +48,11 @@ def write(path: Path, text: str | bytes) -> Path:
 
 
 def refused(path: Path, message: str, *, limit: int = MAX_EVIDENCE) -> None:
+    """Refused with ``message``: a fixed engine message, after a JSON Lines line number."""
     with pytest.raises((ValueError, OSError)) as caught:
         load_records(path, limit=limit)
     assert str(caught.value) == message
+    assert LOCATION.sub("", str(caught.value)) in errors.MESSAGES
     assert caught.value.__cause__ is None
     assert str(path) not in repr(caught.value)
 
@@ -78,17 +85,17 @@ def test_an_empty_array_is_an_empty_collection_but_an_empty_file_is_refused(
     [
         ("[1, 2", errors.FILE_NOT_JSON),
         ("[] []", errors.FILE_NOT_JSON),
-        ('{"a": 1}\n{"a": ', errors.FILE_NOT_JSON),
+        ('{"a": 1}\n{"a": ', "line 2: " + errors.FILE_NOT_JSON),
         ("[NaN]", errors.FILE_NOT_JSON),
-        ('{"a": Infinity}', errors.FILE_NOT_JSON),
+        ('{"a": Infinity}', "line 1: " + errors.FILE_NOT_JSON),
         ("[" * 200_000 + "]" * 200_000, errors.FILE_NOT_JSON),
         ("[1]", errors.FILE_RECORD_TYPE),
         ('["claim"]', errors.FILE_RECORD_TYPE),
         ("[[]]", errors.FILE_RECORD_TYPE),
-        ('{"a": 1}\n[1]', errors.FILE_RECORD_TYPE),
-        ("3", errors.FILE_RECORD_TYPE),
+        ('\n{"a": 1}\n\n[1]', "line 4: " + errors.FILE_RECORD_TYPE),
+        ("3", "line 1: " + errors.FILE_RECORD_TYPE),
         ('[{"a": 1, "a": 2}]', errors.FILE_DUPLICATE_KEY),
-        ('{"a": {"b": 1, "b": 1}}', errors.FILE_DUPLICATE_KEY),
+        ('{"a": {"b": 1, "b": 1}}', "line 1: " + errors.FILE_DUPLICATE_KEY),
     ],
 )
 def test_malformed_files_are_refused_with_fixed_messages(
@@ -121,9 +128,11 @@ def test_record_counts_over_the_engine_limits_are_refused(tmp_path: Path, kind: 
 
     assert len(load_records(write(tmp_path / "ok", text(MAX_CLAIMS)), limit=MAX_CLAIMS)) == MAX_CLAIMS
     over = write(tmp_path / "over", text(MAX_CLAIMS + 1))
-    refused(over, errors.FILE_TOO_MANY_CLAIMS, limit=MAX_CLAIMS)
+    where = "" if kind == "array" else f"line {MAX_CLAIMS + 1}: "
+    refused(over, where + errors.FILE_TOO_MANY_CLAIMS, limit=MAX_CLAIMS)
     assert len(load_records(over, limit=MAX_EVIDENCE)) == MAX_CLAIMS + 1
-    refused(write(tmp_path / "ev", text(MAX_EVIDENCE + 1)), errors.FILE_TOO_MANY_EVIDENCE)
+    where = "" if kind == "array" else f"line {MAX_EVIDENCE + 1}: "
+    refused(write(tmp_path / "ev", text(MAX_EVIDENCE + 1)), where + errors.FILE_TOO_MANY_EVIDENCE)
 
 
 def test_only_the_engine_limits_are_accepted(tmp_path: Path) -> None:
@@ -139,7 +148,7 @@ def test_arbitrary_bytes_fail_only_with_fixed_messages(tmp_path: Path, data: byt
     try:
         records = load_records(path)
     except (ValueError, OSError) as error:
-        assert str(error) in errors.MESSAGES
+        assert LOCATION.sub("", str(error)) in errors.MESSAGES
         assert error.__cause__ is None
     else:
         assert all(type(record) is dict for record in records)
@@ -217,12 +226,30 @@ def test_class_thresholds_apply_per_class_and_custom_labels_are_normalised() -> 
     assert normalise_class("ward_round") in report.by_claim_class
 
 
-def test_a_class_absent_from_the_input_passes_with_zero_claims() -> None:
-    result = evaluate_thresholds(report_with(5, 5), classes={"allergy": {"max_unsupported_rate": 0.0}})
+def test_a_class_absent_from_the_input_is_refused_not_passed() -> None:
+    result = evaluate_thresholds(
+        report_with(5, 5),
+        classes={"allergy": {"max_unsupported_rate": 0.0}, "Zq Custom": {"max_upper": 0.5}},
+    )
     absent = result["class[allergy]"]
-    assert absent.passed
+    assert isinstance(absent, GateItemRefused) and str(absent) == errors.CLASS_ABSENT
+    assert absent.describe() == "allergy: " + errors.CLASS_ABSENT  # a standard class is named
+    custom = result["class[Zq Custom]"]
+    assert isinstance(custom, GateItemRefused)
+    assert custom.subject == normalise_class("Zq Custom") and "zq" not in custom.describe()
+    assert result["overall"].passed  # type: ignore[union-attr]
+
+
+def test_a_class_allowed_absent_passes_with_zero_claims() -> None:
+    result = evaluate_thresholds(
+        report_with(5, 5), classes={"allergy": {"max_unsupported_rate": 0.0, "allow_absent": True}}
+    )
+    absent = result["class[allergy]"]
+    assert isinstance(absent, GateResult) and absent.passed
     assert absent.metrics["claim_count"] == 0 and absent.metrics["unsupported_rate"] == 0.0
     assert absent.metrics["max_unsupported_rate"] == 0.0
+    with pytest.raises(TypeError):
+        evaluate_thresholds(report_with(5, 5), classes={"lab": {"max_upper": 1, "allow_absent": 1}})
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf")])
@@ -254,6 +281,8 @@ def gate_dir(tmp_path: Path, table: str, claims: list[Any], rows: list[Any]) -> 
     write(tmp_path / "claims.json", json.dumps(claims))
     write(tmp_path / "evidence.jsonl", "\n".join(json.dumps(r) for r in rows) + "\n")
     text = '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+    # A gate needs a threshold; max_upper = 1.0 never fails.
+    table = table or "max_upper = 1.0\n"
     (spec,) = parse_gate_file(write(tmp_path / "g.openmed.toml", text + table))
     return spec
 
@@ -298,7 +327,15 @@ def test_bad_inputs_of_a_gate_are_errors_not_verdicts(tmp_path: Path) -> None:
     (tmp_path / "evidence.jsonl").unlink()
     with pytest.raises(OSError) as missing:
         evaluate_gate(spec, GateSettings())
-    assert str(missing.value) == errors.FILE_UNREADABLE
+    assert str(missing.value) == "evidence input: " + errors.FILE_UNREADABLE  # which input
+
+
+def test_file_errors_say_which_input_and_which_line(tmp_path: Path) -> None:
+    spec = gate_dir(tmp_path, "", [claim("a")], [evidence("ev-1")])
+    (tmp_path / "claims.json").write_text('{"claim_id": "a"}\n\n{"claim_id": ', encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        evaluate_gate(spec, GateSettings())
+    assert str(caught.value) == "claims input: line 3: " + errors.FILE_NOT_JSON
 
 
 def test_a_spec_item_without_a_class_threshold_is_refused(tmp_path: Path) -> None:

@@ -323,3 +323,17 @@ def test_reprs_show_only_public_numbers() -> None:
     assert repr(report).startswith("UnsupportedClaimsReport(claim_count=6,")
     assert repr(report.overall).startswith("ClaimClassMetrics(claim_count=6,")
     assert repr(report.overall.interval).startswith("BootstrapInterval(lower=")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: first_class(d).update(unsupported_rate=10**400),
+        lambda d: first_class(d)["interval"].update(lower=-(10**309)),
+        lambda d: d["configuration"].update(alpha=10**308 * 10),
+    ],
+)
+def test_a_309_digit_integer_is_a_value_error_not_an_overflow(
+    change: Callable[[dict[str, Any]], object],
+) -> None:
+    refused(tampered(change), errors.REPORT_NUMBER)

@@ -25,7 +25,12 @@ from pytest_openmed.multimodal.errors import (
     StaleEvidence,
     WrongKey,
 )
-from pytest_openmed.multimodal.gate import MissingEvaluatorKey, evaluate_gate, gate_result
+from pytest_openmed.multimodal.gate import (
+    MissingEvaluatorKey,
+    UnsetEvaluatorKey,
+    evaluate_gate,
+    gate_result,
+)
 
 from .builders import (
     KEY,
@@ -140,8 +145,36 @@ def test_missing_key_configuration_is_a_fixed_error(
     with pytest.raises(MissingEvaluatorKey, match="--openmed-key-env"):
         evaluate_gate(spec, GateSettings(key_env=None))
     monkeypatch.delenv(ENV, raising=False)
-    with pytest.raises(MissingEvaluatorKey):
+    with pytest.raises(UnsetEvaluatorKey) as unset:  # says the variable is unset
         evaluate_gate(spec, GateSettings(key_env=ENV))
+    assert isinstance(unset.value, MissingEvaluatorKey)
+    assert str(unset.value).startswith(f"the evaluator key environment variable {ENV} is unset")
+    assert "--openmed-key-env" not in str(unset.value)
+
+
+@pytest.mark.parametrize(
+    ("document", "where"),
+    [
+        ("pack", "pack input: "),
+        ("mappings", "mappings input #2: "),
+        ("reviews", "reviews input #1: "),
+    ],
+)
+def test_a_refused_document_says_which_input_it_was(
+    tmp_path: Path, key_env: GateSettings, document: str, where: str
+) -> None:
+    pack = make_pack(1)
+    options = _store(tmp_path, pack, reviews(pack, lambda u, n: OK, lambda u, n: OK))
+    target = (
+        options[document]
+        if document == "pack"
+        else options[document][-1 if document == "mappings" else 0]
+    )
+    target.write_text('{"ZQXCANARY": [1, ', encoding="utf-8")
+    with pytest.raises(ValueError) as caught:
+        evaluate_gate(_spec(options), key_env)
+    assert str(caught.value).startswith(where)
+    assert "ZQXCANARY" not in str(caught.value) and str(tmp_path) not in str(caught.value)
 
 
 def test_wrong_key_propagates_as_a_refusal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,6 +22,10 @@ from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.gate import (
     MalformedPlannerReference,
+    PlannerAttributeMissing,
+    PlannerImportRaised,
+    PlannerModuleNotFound,
+    PlannerNotCallable,
     PlannerReferenceError,
     UnloadablePlanner,
     evaluate_gate,
@@ -77,6 +81,18 @@ FAILING_MODULES = {
     "syntax_error": "def plan(:\n",
     "imports_missing": f"import {CANARY}_does_not_exist\nplan = print\n",
     "module_getattr_raises": f"def __getattr__(name):\n    raise LookupError('{CANARY}-getattr')\n",
+    "system_exit": "raise SystemExit(3)\n",
+}
+#: The failure each module is reported as: four fixed codes.
+FAILURES: dict[str, type[UnloadablePlanner]] = {
+    "missing_attribute": PlannerAttributeMissing,
+    "not_callable": PlannerNotCallable,
+    "none_attribute": PlannerNotCallable,
+    "raises_on_import": PlannerImportRaised,
+    "syntax_error": PlannerImportRaised,
+    "imports_missing": PlannerImportRaised,  # the module exists; its dependency does not
+    "module_getattr_raises": PlannerImportRaised,
+    "system_exit": PlannerImportRaised,  # a module's SystemExit does not end the run
 }
 
 
@@ -90,7 +106,9 @@ def test_unloadable_references_have_a_fixed_message(
         load_planner(f"{name}:plan")
     error = caught.value
     assert isinstance(error, PlannerReferenceError) and isinstance(error, ValueError)
-    assert str(error) == "planner reference could not be loaded as a callable"
+    assert type(error) is FAILURES[case]
+    assert str(error).startswith("planner reference ")
+    assert str(error).endswith(f"({FAILURES[case].code})")
     assert error.__context__ is None and error.__cause__ is None
     assert CANARY not in repr(error)
     captured = capsys.readouterr()
@@ -98,14 +116,28 @@ def test_unloadable_references_have_a_fixed_message(
 
 
 def test_unimportable_module() -> None:
-    with pytest.raises(UnloadablePlanner):
+    with pytest.raises(PlannerModuleNotFound) as caught:
         load_planner(f"{CANARY}_absent.deeper:plan")
+    assert "pythonpath" in str(caught.value) and CANARY not in str(caught.value)
 
 
-def test_system_exit_during_import_propagates(modules: Path) -> None:
-    write(modules, f"{CANARY}_exits", "raise SystemExit(3)\n")
-    with pytest.raises(SystemExit):
-        load_planner(f"{CANARY}_exits:plan")
+def test_the_four_failures_have_distinct_codes() -> None:
+    codes = {
+        failure.code
+        for failure in (
+            PlannerModuleNotFound,
+            PlannerAttributeMissing,
+            PlannerNotCallable,
+            PlannerImportRaised,
+        )
+    }
+    assert len(codes) == 4 and all(code.startswith("OPENMED-PLANNER-") for code in codes)
+
+
+def test_keyboard_interrupt_during_import_propagates(modules: Path) -> None:
+    write(modules, f"{CANARY}_interrupts", "raise KeyboardInterrupt\n")
+    with pytest.raises(KeyboardInterrupt):
+        load_planner(f"{CANARY}_interrupts:plan")
 
 
 def test_evaluate_report_for_the_control() -> None:

@@ -148,16 +148,29 @@ def test_failure_texts_name_counts_only_and_nothing_leaks(project: pytest.Pytest
         assert CANARY not in text
 
 
-@pytest.mark.parametrize("reference", ["plans:not_callable", f"{CANARY}_missing:plan"])
+@pytest.mark.parametrize(
+    ("reference", "code"),
+    [
+        ("plans:not_callable", "OPENMED-PLANNER-NOT-CALLABLE"),
+        ("plans:absent_attribute", "OPENMED-PLANNER-NO-ATTRIBUTE"),
+        (f"{CANARY}_missing:plan", "OPENMED-PLANNER-NOT-FOUND"),
+        (f"{CANARY}_exits:plan", "OPENMED-PLANNER-IMPORT-RAISED"),
+    ],
+)
 def test_unloadable_planner_is_one_collection_error(
-    project: pytest.Pytester, reference: str
+    project: pytest.Pytester, reference: str, code: str
 ) -> None:
+    (project.path / f"{CANARY}_exits.py").write_text(
+        f"print('{CANARY}-printed')\nraise SystemExit('{CANARY}-exit')\n", encoding="utf-8"
+    )
     (project.path / "p.openmed.toml").write_text(
         f'[[planner]]\nname = "broken"\nplanner = "{reference}"\n', encoding="utf-8"
     )
     result = project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*OPENMED-PLANNER-IMPORT*"])
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error, never INTERNALERROR
+    result.stdout.fnmatch_lines([f"*{code})"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     assert CANARY not in result.stdout.str() + result.stderr.str()
 
 

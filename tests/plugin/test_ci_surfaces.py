@@ -79,6 +79,7 @@ def test_baseline_regression_fails_as_threshold_with_the_increase(
     (pytester.path / "e.json").write_text(json.dumps(rows))
     (pytester.path / "gates.openmed.toml").write_text(
         '[[claims]]\nname = "labs"\nclaims = "c.json"\nevidence = "e.json"\n'
+        "max_unsupported_rate = 1.0\n"
     )
     _baseline(pytester, 0.0, 0.0, 0.0)
     result = pytester.runpytest("--openmed-baseline", "base.json", "--openmed-report", "r.json")

@@ -163,11 +163,19 @@ def test_hooks_see_every_verdict_and_may_amend_the_report(claims_project: pytest
     ]
 
 
-def test_report_write_failure_is_reported_without_the_path(claims_project: pytest.Pytester) -> None:
-    result = claims_project.runpytest("--openmed-report", "missing-dir/r.json")
-    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
-    result.stdout.fnmatch_lines(["*OPENMED-REPORT-WRITE*"])
-    assert "missing-dir" not in result.stdout.str().replace("--openmed-report", "")
+@pytest.mark.parametrize("option", ["--openmed-report", "--openmed-markdown"])
+def test_an_unwritable_output_path_is_a_usage_error_before_any_gate_runs(
+    claims_project: pytest.Pytester, option: str
+) -> None:
+    result = claims_project.runpytest_subprocess(option, "missing-dir/r.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*openmed: {option} names a file that cannot be written*"])
+    assert "missing-dir" not in result.stdout.str() + result.stderr.str()
+    assert "collected" not in result.stdout.str()  # found at configure time
+    claims_project.makeini("[pytest]\nopenmed_report = .\n")  # a directory, from the ini
+    result = claims_project.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*openmed: ini openmed_report names a file that cannot be*"])
 
 
 def test_claim_scorer_enforces_the_marker(claims_project: pytest.Pytester) -> None:

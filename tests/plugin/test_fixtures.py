@@ -42,7 +42,11 @@ def test_an_unset_or_short_key_is_an_error_without_the_value(
     pytester.makepyfile(TEST)
     result = pytester.runpytest("-p", "openmed", "--openmed-key-env", "RELEASE_KEY")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*unset or shorter than 32 bytes*"])
+    if value:
+        result.stdout.fnmatch_lines(["*the evaluator key variable holds fewer than 32 bytes*"])
+    else:  # says the variable is unset, not to set the option
+        result.stdout.fnmatch_lines(["*environment variable RELEASE_KEY is unset or empty*"])
+        assert "--openmed-key-env" not in result.stdout.str()
     assert "too-short" not in result.stdout.str()
 
 

@@ -28,5 +28,16 @@ def test_no_page_without_the_option(claims_project: pytest.Pytester) -> None:
 
 def test_a_page_that_cannot_be_written_fails_the_run(claims_project: pytest.Pytester) -> None:
     result = claims_project.runpytest("--openmed-html=missing-dir/gates.html")
-    assert result.ret in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # refused before any gate runs
+    result.stderr.fnmatch_lines(["*--openmed-html names a file that cannot be written*"])
     assert "missing-dir" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_history_directory_that_cannot_be_made_is_refused_up_front(
+    claims_project: pytest.Pytester,
+) -> None:
+    (claims_project.path / "afile").write_text("")
+    for value in ("missing/hist", "afile"):
+        result = claims_project.runpytest(f"--openmed-history={value}")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["*--openmed-history*(OPENMED-REPORT-PATH)*"])

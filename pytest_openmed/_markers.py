@@ -1,0 +1,143 @@
+"""The plugin's markers and their arguments: validated once, before a test runs.
+
+PYTEST_DONT_REWRITE
+
+``openmed_gate(kind=...)`` tags a test as a gate; ``openmed_claims(...)`` sets
+the thresholds ``claim_scorer`` enforces.  Arguments are checked during
+collection and setup, so a mistake is one line naming the argument (capped
+like gate-file keys), an error of that test, and nothing unchecked (an
+unserialisable ``kind``) ever reaches a test report or an xdist channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from pytest_openmed._run import parse_resamples, parse_seed
+from pytest_openmed._toml import cap
+
+__all__ = [
+    "GATE_MARKER_KINDS",
+    "ClaimsMarker",
+    "MarkerError",
+    "claims_marker",
+    "gate_marker_kind",
+]
+
+#: Kinds an ``openmed_gate`` marker may name (``gates.GATE_KINDS``, repeated: loading stays cheap).
+GATE_MARKER_KINDS = ("claims", "planner", "pack", "custom")
+_CLAIMS_KEYS = ("classes", "max_unsupported_rate", "max_upper", "resamples", "seed")
+_THRESHOLD_KEYS = ("max_unsupported_rate", "max_upper")
+_CLASS_KEYS = (*_THRESHOLD_KEYS, "allow_absent")
+
+
+class MarkerError(ValueError):
+    """A marker was given arguments it does not take; the message is one line."""
+
+
+def _unknown(marker: str, key: object, allowed: tuple[str, ...]) -> MarkerError:
+    shown = cap(key) if type(key) is str else "(not a string)"
+    return MarkerError(f"{marker}: unknown argument '{shown}'; it takes: {', '.join(allowed)}")
+
+
+def gate_marker_kind(marker: pytest.Mark) -> str:
+    """The ``kind`` of an ``openmed_gate`` marker (default ``custom``), or :class:`MarkerError`."""
+    if marker.args:
+        raise MarkerError("openmed_gate takes keyword arguments only: kind=...")
+    for key in marker.kwargs:
+        if key != "kind":
+            raise _unknown("openmed_gate", key, ("kind",))
+    kind = marker.kwargs.get("kind", "custom")
+    if type(kind) is not str or kind not in GATE_MARKER_KINDS:
+        raise MarkerError(
+            "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(GATE_MARKER_KINDS)
+        )
+    return kind
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimsMarker:
+    """What an ``openmed_claims`` marker asks of ``claim_scorer`` (``None``: the run default)."""
+
+    seed: int | None = None
+    resamples: int | None = None
+    thresholds: Mapping[str, float | None] = field(default_factory=dict)
+    classes: Mapping[str, Mapping[str, float | bool]] = field(default_factory=dict)
+
+
+def claims_marker(marker: pytest.Mark | None) -> ClaimsMarker:
+    """The checked arguments of an ``openmed_claims`` marker (none: no thresholds)."""
+    if marker is None:
+        return ClaimsMarker(thresholds=dict.fromkeys(_THRESHOLD_KEYS))
+    if marker.args:
+        raise MarkerError("openmed_claims takes keyword arguments only")
+    for key in marker.kwargs:
+        if key not in _CLAIMS_KEYS:
+            raise _unknown("openmed_claims", key, _CLAIMS_KEYS)
+    kwargs: dict[str, Any] = dict(marker.kwargs)
+    return ClaimsMarker(
+        seed=_integer(kwargs.get("seed"), parse_seed),
+        resamples=_integer(kwargs.get("resamples"), parse_resamples),
+        thresholds={key: _rate(kwargs.get(key), key) for key in _THRESHOLD_KEYS},
+        classes=_classes(kwargs.get("classes")),
+    )
+
+
+def _integer(value: object, parse: Callable[[str], int]) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int:
+        raise MarkerError("openmed_claims seed and resamples must be integers")
+    try:
+        return parse(str(value))
+    except ValueError as error:
+        raise MarkerError(f"openmed_claims: {error}") from None
+
+
+def _rate(value: object, key: str) -> float | None:
+    if value is None:
+        return None
+    # Compare before converting: a 400-digit integer overflows float().
+    if type(value) not in (int, float) or not 0 <= value <= 1:  # type: ignore[operator]
+        raise MarkerError(f"openmed_claims {key} must be a number from 0 to 1")
+    return float(value)  # type: ignore[arg-type]
+
+
+def _classes(value: object) -> dict[str, dict[str, float | bool]]:
+    from pytest_openmed.gatefile import CLAIM_CLASS_PATTERN
+
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise MarkerError("openmed_claims classes must map a class to its thresholds")
+    classes: dict[str, dict[str, float | bool]] = {}
+    for label, thresholds in value.items():
+        if type(label) is not str or not CLAIM_CLASS_PATTERN.fullmatch(label):
+            raise MarkerError("openmed_claims classes keys must be normalised claim classes")
+        if not isinstance(thresholds, Mapping):
+            raise MarkerError(
+                "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
+            )
+        for key in thresholds:
+            if key not in _CLASS_KEYS:
+                raise _unknown(f"openmed_claims classes[{cap(label)}]", key, _CLASS_KEYS)
+        parsed: dict[str, float | bool] = {
+            key: rate
+            for key in sorted(thresholds)
+            if key in _THRESHOLD_KEYS and (rate := _rate(thresholds[key], key)) is not None
+        }
+        if not parsed:
+            raise MarkerError(
+                "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
+            )
+        allow_absent = thresholds.get("allow_absent", False)
+        if type(allow_absent) is not bool:
+            raise MarkerError("openmed_claims allow_absent must be True or False")
+        if allow_absent:
+            parsed["allow_absent"] = True
+        classes[label] = parsed
+    return classes
