@@ -153,18 +153,26 @@ def finite_float(value: object, what: str) -> float:
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary sibling and ``os.replace``.
+    """Write ``text`` to ``path`` via a temporary sibling, ``fsync`` and ``os.replace``.
 
-    A reader never sees a half-written file.  Errors are re-raised as a bare
-    ``OSError`` without the path or the underlying message, which may be private.
+    A reader never sees a half-written file, and after a crash the file is
+    either the old one or the complete new one.  The file gets the mode a plain
+    ``open(path, "w")`` would give (``0o666`` less the umask), not the
+    temporary file's ``0o600``.  On any failure the temporary file is removed
+    and a bare ``OSError`` is raised, without the path or the underlying
+    message, which may be private.
     """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
+    mode = 0o666 & ~_current_umask()
     try:
         fd, tmp = tempfile.mkstemp(prefix=".openmed-", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
                 handle.write(text)
+                handle.flush()
+                os.fchmod(handle.fileno(), mode)
+                os.fsync(handle.fileno())
             os.replace(tmp, target)
         except BaseException:
             try:
@@ -172,5 +180,27 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
             except OSError:
                 pass
             raise
-    except OSError:
+        _fsync_directory(directory)
+    except (OSError, ValueError):
         raise OSError("could not write the requested output file") from None
+
+
+def _current_umask() -> int:
+    """The process umask (reading it means setting it; it is put back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Make the rename durable where the platform allows opening a directory."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

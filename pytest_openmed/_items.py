@@ -20,7 +20,7 @@ import pytest
 from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
 from pytest_openmed._run import run_options_key
 from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
-from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
+from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus, MetricValue
 
 __all__ = [
     "Gate",
@@ -28,7 +28,10 @@ __all__ = [
     "GateFile",
     "GateInputError",
     "GateItem",
+    "input_refused",
+    "plain_outcome",
     "record_gate_result",
+    "record_refusal",
     "record_refused_part",
 ]
 
@@ -44,14 +47,50 @@ class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
         super().__init__(text, pytrace=False)
 
 
-class GateInputError(pytest.fail.Exception):  # type: ignore[name-defined,misc]
-    """A gate's inputs were refused; the message is fixed and value-free.
+class GateInputError(pytest.fail.Exception, ValueError):  # type: ignore[name-defined,misc]
+    """A gate's (or a fixture's) inputs were refused; the message is fixed and value-free.
 
-    Raised in item setup, so pytest reports an *error* showing only this text.
+    Raised in item setup, so pytest reports an *error* showing only this text;
+    raised by a fixture inside a test, the plugin reports it as an error of
+    that test too (``plugin.pytest_runtest_makereport``).  It is also a
+    ``ValueError``, so ``pytest.raises(ValueError)`` still catches a refusal.
     """
 
     def __init__(self, text: str) -> None:
-        super().__init__(text, pytrace=False)
+        super().__init__(text, pytrace=False)  # type: ignore[call-arg]
+
+
+def input_refused(what: str, error: BaseException) -> GateInputError:
+    """The refusal of ``what`` (``claims gate``…) for an engine's typed, value-free error.
+
+    Build it inside the ``except`` block and raise it after leaving it: the
+    refusal then carries neither the engine's exception nor its frames (whose
+    locals hold the input) as ``__context__``.
+    """
+    return GateInputError(f"openmed {what} input refused: {type(error).__name__}: {error}")
+
+
+def record_refusal(item: pytest.Item, kind: str, part: str | None = None) -> None:
+    """Attach a refused-input record (no status) to ``item``'s report."""
+    group = item.parent.nodeid if isinstance(item, GateItem) else item.nodeid
+    record = gate_record(kind, part=part, group=group, order=collection_index(item))
+    attach_property(item, USER_PROPERTY, record)
+
+
+def plain_outcome(report: pytest.TestReport, error: BaseException) -> None:
+    """Show a gate exception as its text alone, and a refusal in a test as an error.
+
+    Short summaries and junit ``message`` attributes otherwise lead with the
+    exception's dotted class path.  A refusal raised while the test ran (a
+    fixture given refused input) is an *error* of the test, like a gate
+    item's refused inputs: pytest counts a failed report as an error when it
+    is not the ``call`` phase, so the report is relabelled ``setup``.
+    """
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        crash.message = str(error)
+    if isinstance(error, GateInputError) and report.when == "call":
+        report.when = "setup"
 
 
 class GateFile(pytest.File):
@@ -84,7 +123,7 @@ class Gate(pytest.Collector):
     def __init__(self, *, spec: GateSpec, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
-        self._evaluation: Mapping[str, GateResult | GateItemRefused] | GateInputError | None = None
+        self._evaluation: Mapping[str, GateResult | GateItemRefused] | str | None = None
 
     def collect(self) -> Iterator[GateItem]:
         if self.spec.kind == "planner":
@@ -100,35 +139,41 @@ class Gate(pytest.Collector):
             yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
 
     def evaluation(self) -> Mapping[str, GateResult | GateItemRefused]:
+        """This gate's verdicts: evaluated once per run, shared by all xdist workers."""
         if self._evaluation is None:
-            settings = self.config.stash[run_options_key].settings
-            try:
-                self._evaluation = evaluator_for(self.spec)(self.spec, settings)
-            except (ValueError, TypeError, OSError) as error:
-                # Engine messages are fixed and value-free by contract.
-                self._evaluation = GateInputError(
-                    f"openmed {self.spec.kind} gate input refused: {type(error).__name__}: {error}"
-                )
-            except ImportError as error:
-                missing = (error.name or "").partition(".")[0]
-                if missing not in _OPTIONAL_PACKAGES:
-                    raise
-                self._evaluation = GateInputError(
-                    f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
-                    "not installed: pip install 'pytest-openmed[imaging]'"
-                )
-            except Exception as error:
-                if self.config.getoption("fulltrace", False):
-                    raise
-                # Not one of the engines' typed refusals: its text may quote input.
-                self._evaluation = GateInputError(
-                    f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
-                    "its message is withheld because it may quote input data: rerun with "
-                    "--fulltrace to see it"
-                )
-        if isinstance(self._evaluation, GateInputError):
-            raise self._evaluation
+            from pytest_openmed._shared import shared_outcome
+
+            self._evaluation = shared_outcome(self.config, self.nodeid, self._evaluate)
+        if isinstance(self._evaluation, str):
+            raise GateInputError(self._evaluation)
         return self._evaluation
+
+    def _evaluate(self) -> Mapping[str, GateResult | GateItemRefused] | str:
+        """Run the engine: its verdicts, or the fixed text of the refusal."""
+        settings = self.config.stash[run_options_key].settings
+        try:
+            return evaluator_for(self.spec)(self.spec, settings)
+        except (ValueError, TypeError, OSError) as error:
+            # Engine messages are fixed and value-free by contract.
+            refusal = input_refused(f"{self.spec.kind} gate", error)
+        except ImportError as error:
+            missing = (error.name or "").partition(".")[0]
+            if missing not in _OPTIONAL_PACKAGES:
+                raise
+            refusal = GateInputError(
+                f"openmed {self.spec.kind} gate needs {_OPTIONAL_PACKAGES[missing]}, which is "
+                "not installed: pip install 'pytest-openmed[imaging]'"
+            )
+        except Exception as error:
+            if self.config.getoption("fulltrace", False):
+                raise
+            # Not one of the engines' typed refusals: its text may quote input.
+            refusal = GateInputError(
+                f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
+                "its message is withheld because it may quote input data: rerun with "
+                "--fulltrace to see it"
+            )
+        return str(refusal)
 
 
 def _child_nodeid(parent: pytest.Collector, name: str) -> str:
@@ -154,8 +199,7 @@ class GateItem(pytest.Item):
         try:
             verdict = self.parent.evaluation()[self.name]
         except GateInputError:
-            record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
-            attach_property(self, USER_PROPERTY, record)
+            record_refusal(self, spec.kind)
             raise
         if isinstance(verdict, GateItemRefused):
             record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
@@ -221,9 +265,20 @@ def record_gate_result(
     item.user_properties.append((f"{prefix}status", result.status.value))
     item.user_properties.append((f"{prefix}reason", result.reason))
     for name, value in result.metrics.items():
-        item.user_properties.append((f"{prefix}metric.{name}", value))
+        item.user_properties.append((f"{prefix}metric.{name}", _junit_value(value)))
     item.config.hook.pytest_openmed_gate_result(config=item.config, item=item, result=result)
     return result
+
+
+def _junit_value(value: MetricValue) -> str:
+    """A metric as junit shows it: labels as they are, everything else as a JSON literal.
+
+    junit XML writes ``str(value)``, which would give Python's ``False`` and
+    ``None``; a CI tool reading the properties expects ``false`` and ``null``.
+    """
+    from pytest_openmed._canonical import canonical_json
+
+    return value if type(value) is str else canonical_json(value)
 
 
 def record_refused_part(item: pytest.Item, kind: str, part: str) -> None:

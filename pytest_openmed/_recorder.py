@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: Version of the JSON report's shape; independent of the package version.
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
@@ -50,6 +50,19 @@ MARKER_PROPERTY = "openmed_gate_kind"
 JUNIT_PREFIX = "openmed."
 #: Every gate status, in report order (``GateStatus`` values; kept here so loading stays cheap).
 STATUSES = ("passed", "threshold", "critical", "blocked", "hold")
+#: pytest's outcome categories of an item, in the order pytest's final line names them.
+ITEM_OUTCOMES = ("failed", "passed", "skipped", "xfailed", "xpassed", "error")
+
+
+def item_outcome(report: pytest.TestReport) -> str:
+    """The category pytest counts ``report`` under (its final line, junit, ``-r``)."""
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else "xpassed"
+    if report.failed:
+        return "failed" if report.when == "call" else "error"
+    return "skipped" if report.skipped else "passed"
+
+
 #: Node id of the failed collect report that carries a usage error from an xdist worker.
 USAGE_NODEID = "openmed::usage-error"  # "-": no Python test or class has such a name
 #: ``workeroutput`` key carrying a worker's count of unmatched baseline entries.
@@ -144,6 +157,10 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:
     """Collection order, then node id and part: the same whichever worker ran them."""
     return entry["order"], entry["nodeid"], entry["part"] or ""
@@ -156,8 +173,11 @@ class GateRecorder:
         self.config = config
         self.options = options
         self.entries: list[dict[str, Any]] = []
+        self.items: dict[str, str] = {}
         self.applied_waivers: set[str] = set()
         self.write_failed = False
+        self.deselected = 0
+        self._session: pytest.Session | None = None
         self.hook_failed = False
         self.usage_error = False
         #: Usable baseline entries naming no collected gate (``None``: not counted here).
@@ -196,13 +216,18 @@ class GateRecorder:
         if not raw_records and kinds:
             # No engine verdict: listed after the gates, by node id.
             raw_records = [gate_record(str(kinds[0]), group=report.nodeid, order=1 << 62)]
+        if raw_records:
+            self.items[report.nodeid] = item_outcome(report)
         for raw in raw_records:
             entry = json.loads(str(raw))
             entry["nodeid"] = report.nodeid
             entry["outcome"] = outcome
             self.entries.append(entry)
 
-    def build_report(self) -> dict[str, Any]:
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
+
+    def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
         gates = sorted(self.entries, key=_entry_order)
         outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
@@ -211,11 +236,20 @@ class GateRecorder:
             outcomes[entry["outcome"]] += 1
             if entry["status"] is not None:
                 statuses[entry["status"]] += 1
+        items = dict.fromkeys(ITEM_OUTCOMES, 0)
+        for category in self.items.values():
+            items[category] += 1
         return {
             "schema_version": REPORT_SCHEMA_VERSION,
             "generator": {"name": "pytest-openmed", "version": __version__},
             "non_diagnostic": True,
-            "summary": {"gates": len(gates), "outcomes": outcomes, "statuses": statuses},
+            "run": self._run_metadata(exitstatus),
+            "summary": {
+                "gates": len(gates),
+                "outcomes": outcomes,
+                "statuses": statuses,
+                "items": items,
+            },
             "gates": [_report_entry(entry) for entry in gates],
             "waivers": [
                 waiver.to_dict(applied=waiver.gate in self.applied_waivers)
@@ -233,20 +267,46 @@ class GateRecorder:
             extra["deselected_gates"] = sorted(self.deselected_gates)
         return extra
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def _run_metadata(self, exitstatus: int | None) -> dict[str, Any]:
+        """How the run went and what it ran with: enough to tell a partial run from a full one.
+
+        Booleans and counts only: a ``-k`` expression may name tests.
+        """
+        option = self.config.option
+        session = self._session
+        keyword = bool(getattr(option, "keyword", ""))
+        markexpr = bool(getattr(option, "markexpr", ""))
+        last_failed = bool(getattr(option, "lf", False))
+        stopped = bool(session is not None and (session.shouldstop or session.shouldfail))
+        partial = keyword or markexpr or last_failed or stopped or self.deselected > 0
+        return {
+            "exit_status": None if exitstatus is None else int(exitstatus),
+            "partial_selection": partial,
+            "keyword_selection": keyword,
+            "marker_selection": markexpr,
+            "last_failed": last_failed,
+            "deselected": self.deselected,
+            "stopped_early": stopped,
+            "seed": self.options.seed,
+            "resamples": self.options.resamples,
+        }
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if hasattr(self.config, "workerinput"):
             if self.baseline_unmatched is not None:
                 self.config.workeroutput[BASELINE_OUTPUT] = self.baseline_unmatched  # type: ignore[attr-defined]
             return
         if self.usage_error:
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
         files = (options.report_path, options.markdown_path, options.html_path)
         if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
-        report = self.build_report()
+        report = self.build_report(session.exitstatus)
         if options.report_path is not None:
             text = self._amended(report)
             if text is None:
@@ -358,7 +418,7 @@ class GateRecorder:
         self._baseline_line(terminalreporter)
         if not self.entries:
             return
-        from pytest_openmed.summary import terminal_lines
+        from pytest_openmed.summary import outcome_counts, terminal_lines
 
         report = self.build_report()
         terminalreporter.section("openmed gates")
@@ -368,7 +428,7 @@ class GateRecorder:
                 "reaches the documented outcome (docs/controls.md); simulated reviews are "
                 "labelled development_simulation."
             )
-        for line, colour in terminal_lines(sorted(self.entries, key=_entry_order)):
+        for line, colour in terminal_lines(sorted(self.entries, key=_entry_order), self.items):
             terminalreporter.write_line(line, **{colour: True})
         for waiver in report["waivers"]:
             if waiver["applied"]:
@@ -383,9 +443,14 @@ class GateRecorder:
                     "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
-        counts = report["summary"]["outcomes"]
-        shown = ", ".join(f"{count} {name}" for name, count in sorted(counts.items()) if count)
+        summary = report["summary"]
+        verdicts = dict(summary["statuses"])
+        verdicts["refused"] = sum(
+            1 for entry in self.entries if entry["status"] is None and entry["kind"] != "custom"
+        )
         terminalreporter.write_line(
-            f"openmed: {report['summary']['gates']} gate verdicts: {shown}. "
-            "Non-diagnostic evaluation evidence."
+            f"openmed: {_plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
+            + ". Non-diagnostic evaluation evidence."
         )

@@ -26,6 +26,8 @@ from pytest_openmed.gates import GateResult, GateStatus
 __all__ = ["Baseline", "BaselineError", "load_baseline"]
 
 _MAX_BASELINE_BYTES = 64 * 1024 * 1024
+#: Report schema versions a baseline may have (1.1 only added run metadata and item counts).
+_READABLE_VERSIONS = ("1.0", "1.1")
 
 
 class BaselineError(ValueError):
@@ -80,8 +82,8 @@ def load_baseline(path: Path) -> Baseline:
         document = json.loads(raw)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise BaselineError("the baseline report is not JSON (or nests too deeply)") from None
-    if not isinstance(document, dict) or document.get("schema_version") != "1.0":
-        raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.0)")
+    if not isinstance(document, dict) or document.get("schema_version") not in _READABLE_VERSIONS:
+        raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.x)")
     gates = document.get("gates")
     if not isinstance(gates, list):
         raise BaselineError("the baseline report has no gate list")

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
 from pytest_openmed._run import run_options_key
 
 if TYPE_CHECKING:
+    from pytest_openmed._items import GateInputError
     from pytest_openmed.claims import UnsupportedClaimsReport
     from pytest_openmed.gatefile import GateSettings
     from pytest_openmed.multimodal import ReviewerQualification, ValidationPack, ValidationTask
@@ -30,6 +31,8 @@ __all__ = [
     "qualify_planner",
     "simulated_reviewers",
 ]
+
+T = TypeVar("T")
 
 
 class ClaimScorer:
@@ -50,6 +53,7 @@ class ClaimScorer:
         self._resamples = settings.resamples if marker.resamples is None else marker.resamples
         self._thresholds = dict(marker.thresholds)
         self._classes = marker.classes
+        self._calls = 0
         if self._thresholds.get("max_unsupported_rate") is None:
             # --openmed-max-rate applies only where the marker sets no overall rate.
             self._thresholds["max_unsupported_rate"] = settings.max_rate
@@ -57,26 +61,57 @@ class ClaimScorer:
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05
     ) -> UnsupportedClaimsReport:
-        from pytest_openmed._items import GateFailed, record_gate_result, record_refused_part
+        __tracebackhide__ = True
+        self._calls += 1
+        outcome = self._judge(claims, evidence, alpha)
+        # The input never stays in a frame pytest may print (--showlocals, --fulltrace).
+        del claims, evidence
+        if isinstance(outcome, BaseException):
+            raise outcome from None
+        return outcome
+
+    def _judge(
+        self, claims: Any, evidence: Any, alpha: float
+    ) -> UnsupportedClaimsReport | BaseException:
+        """The report, or the exception to raise (built here, raised by the caller)."""
+        from pytest_openmed._items import (
+            GateFailed,
+            input_refused,
+            record_gate_result,
+            record_refusal,
+            record_refused_part,
+        )
         from pytest_openmed.claims import score_summary_claims
         from pytest_openmed.claims.gate import evaluate_thresholds
         from pytest_openmed.gates import GateItemRefused
 
-        report = score_summary_claims(
-            claims, evidence, n_resamples=self._resamples, seed=self._seed, alpha=alpha
-        )
+        prefix = call_prefix(self._calls)
+        refusal: GateInputError | None
+        try:
+            report = score_summary_claims(
+                claims, evidence, n_resamples=self._resamples, seed=self._seed, alpha=alpha
+            )
+        except (ValueError, TypeError) as error:
+            refusal = input_refused("claims gate", error)
+        else:
+            refusal = None
+        if refusal is not None:
+            record_refusal(self._item, "claims", prefix.rstrip(".") or None)
+            return refusal
         verdicts = evaluate_thresholds(report, **self._thresholds, classes=self._classes)
         failures = []
         for part, verdict in verdicts.items():
             if isinstance(verdict, GateItemRefused):
-                record_refused_part(self._item, "claims", part)
-                failures.append(f"{part}: openmed claims gate input refused: {verdict.describe()}")
+                record_refused_part(self._item, "claims", prefix + part)
+                failures.append(
+                    f"{prefix}{part}: openmed claims gate input refused: {verdict.describe()}"
+                )
                 continue
-            judged = record_gate_result(self._item, verdict, part=part)
+            judged = record_gate_result(self._item, verdict, part=prefix + part)
             if not judged.passed:
-                failures.append(f"{part}: {judged.failure_text()}")
+                failures.append(f"{prefix}{part}: {judged.failure_text()}")
         if failures:
-            raise GateFailed("\n".join(failures))
+            return GateFailed("\n".join(failures))
         return report
 
     def __repr__(self) -> str:
@@ -99,18 +134,49 @@ def qualify_planner(
     a known-bad planner is refused is as legitimate as requiring qualification.
     """
     item = request.node
+    calls = [0]
 
     def qualify(planner: Any) -> PlannerQualificationReport:
-        from pytest_openmed._items import record_gate_result
-        from pytest_openmed.planner import qualify_planner as run_harness
-        from pytest_openmed.planner.gate import evaluate_report
-
-        report = run_harness(planner)
-        for part, verdict in evaluate_report(report).items():
-            record_gate_result(item, verdict, part=part)
-        return report
+        __tracebackhide__ = True
+        calls[0] += 1
+        outcome = _qualified(item, planner, call_prefix(calls[0]))
+        del planner
+        if isinstance(outcome, BaseException):
+            raise outcome from None
+        return outcome
 
     return qualify
+
+
+def _qualified(
+    item: pytest.Item, planner: Any, prefix: str
+) -> PlannerQualificationReport | BaseException:
+    from pytest_openmed._items import input_refused, record_gate_result, record_refusal
+    from pytest_openmed.planner import qualify_planner as run_harness
+    from pytest_openmed.planner.gate import evaluate_report
+
+    refusal: GateInputError | None
+    try:
+        report = run_harness(planner)
+    except (ValueError, TypeError) as error:
+        refusal = input_refused("planner gate", error)
+    else:
+        refusal = None
+    if refusal is not None:
+        record_refusal(item, "planner", prefix.rstrip(".") or None)
+        return refusal
+    for part, verdict in evaluate_report(report).items():
+        record_gate_result(item, verdict, part=prefix + part)
+    return report
+
+
+def call_prefix(call: int) -> str:
+    """Part prefix of the ``call``-th use of a gate fixture in one test.
+
+    The first call's parts are plain (``overall``); later calls get
+    ``call2.``, ``call3.``… so every verdict of a test has its own, stable part.
+    """
+    return "" if call == 1 else f"call{call}."
 
 
 @pytest.fixture
@@ -149,13 +215,17 @@ def development_pack(request: pytest.FixtureRequest) -> Callable[[Any], Validati
     cache = request.config.stash.setdefault(_packs_key, {})
 
     def build(task: ValidationTask | str) -> ValidationPack:
+        __tracebackhide__ = True
         from pytest_openmed.development.packs import as_task
         from pytest_openmed.development.packs import development_pack as fresh_pack
 
-        name = as_task(task).value
-        if name not in cache:
-            cache[name] = fresh_pack(name)
-        return cache[name]
+        name = _refused_as_error("development_pack", as_task, task)
+        del task
+        if isinstance(name, BaseException):
+            raise name from None
+        if name.value not in cache:
+            cache[name.value] = fresh_pack(name.value)
+        return cache[name.value]
 
     return build
 
@@ -169,10 +239,30 @@ def simulated_reviewers() -> Callable[..., tuple[ReviewerQualification, ...]]:
     """
 
     def make(task: ValidationTask | str, count: int = 2) -> tuple[ReviewerQualification, ...]:
-        from pytest_openmed.development.review import simulated_reviewer
-
-        if type(count) is not int or not 1 <= count <= 9:
-            raise ValueError("count must be a whole number from 1 to 9")
-        return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
+        __tracebackhide__ = True
+        reviewers = _refused_as_error("simulated_reviewers", _reviewers, task, count)
+        del task, count
+        if isinstance(reviewers, BaseException):
+            raise reviewers from None
+        return reviewers
 
     return make
+
+
+def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualification, ...]:
+    from pytest_openmed.development.review import simulated_reviewer
+
+    if type(count) is not int or not 1 <= count <= 9:
+        raise ValueError("count must be a whole number from 1 to 9")
+    return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
+
+
+def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
+    """``action(*args)``, or the fixture refusal to raise for its typed input error."""
+    from pytest_openmed._items import input_refused
+
+    try:
+        return action(*args)
+    except (ValueError, TypeError) as error:
+        refusal = input_refused(f"{what} fixture", error)
+    return refusal

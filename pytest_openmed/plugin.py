@@ -14,6 +14,7 @@ aggregates them, prints the summary and writes the report
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -384,7 +385,9 @@ def pytest_runtest_makereport(
 
     A reserved user property the plugin did not set fails the test and is
     dropped.  A waived gate that passed is a plain pass, not ``XPASS``: its
-    waiver is reported as unused (``applied: false``).
+    waiver is reported as unused (``applied: false``).  Gate exceptions show
+    as their text (no class path); a refusal raised inside a test is an error
+    of it.
     """
     report = yield
     if drop_foreign_properties(item, report) and not report.failed:
@@ -393,4 +396,9 @@ def pytest_runtest_makereport(
     reason = item.stash.get(_waived_key, None)
     if reason is not None and report.passed and getattr(report, "wasxfail", None) == reason:
         del report.wasxfail
+    items = sys.modules.get("pytest_openmed._items")  # not loaded: no gate exception exists
+    if items is not None and call.excinfo is not None:
+        error = call.excinfo.value
+        if isinstance(error, items.GateFailed | items.GateInputError):
+            items.plain_outcome(report, error)
     return report

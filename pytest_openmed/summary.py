@@ -9,7 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
-__all__ = ["KEY_METRICS", "render_markdown", "summary_line", "terminal_lines"]
+__all__ = ["KEY_METRICS", "outcome_counts", "render_markdown", "terminal_lines", "verdict_text"]
 
 #: Metrics shown beside a verdict, in this order, when present.
 KEY_METRICS = (
@@ -45,54 +45,119 @@ def _name(entry: Mapping[str, Any]) -> str:
     return str(entry["nodeid"]) + (f" [{entry['part']}]" if entry["part"] else "")
 
 
-def summary_line(entry: Mapping[str, Any]) -> str:
-    """One terminal line: outcome, status, gate, rule and key counts."""
-    status = entry["status"] or ("-" if entry["outcome"] != "error" else "refused")
-    detail = "" if entry["reason"] in (None, "ok") else f" ({entry['reason']})"
-    if entry["expected"] not in (None, "passed"):
-        detail += f", expected {entry['expected']}"
+def verdict_text(entry: Mapping[str, Any]) -> str:
+    """A verdict in words: ``passed``, or the status, the rule first, then key metrics."""
+    if entry["status"] is None:
+        return "no engine verdict" if entry["kind"] == "custom" else "inputs refused"
+    status = str(entry["status"])
+    expected = entry["expected"]
+    if status == "passed":
+        return "passed"
+    text = f"{status}: {_rule(entry)}"
+    if expected not in (None, "passed"):
+        text += f" (control expects {expected})"
     metrics = _metric_text(entry["metrics"])
-    line = f"{str(entry['outcome']).upper():7} {status:9} {_name(entry)}{detail}"
-    return f"{line}: {metrics}" if metrics and entry["outcome"] != "passed" else line
+    return f"{text}; {metrics}" if metrics else text
+
+
+def _rule(entry: Mapping[str, Any]) -> str:
+    from pytest_openmed.gates import GateResult, GateStatus
+
+    try:
+        result = GateResult(
+            entry["kind"], GateStatus(entry["status"]), entry["reason"], entry["metrics"]
+        )
+    except (TypeError, ValueError):
+        return f"({entry['reason']})"
+    return result.rule_text()
+
+
+#: Terminal labels of pytest's item outcomes (as ``-rA`` prints them).
+_LABELS = {
+    "passed": "PASSED",
+    "failed": "FAILED",
+    "error": "ERROR",
+    "skipped": "SKIPPED",
+    "xfailed": "XFAIL",
+    "xpassed": "XPASS",
+}
+
+
+def outcome_counts(counts: Mapping[str, int]) -> str:
+    """Item counts as pytest's final line words them (``1 failed, 2 passed, 2 errors``)."""
+    shown = []
+    for name, count in counts.items():
+        if count:
+            word = "errors" if name == "error" and count != 1 else name
+            shown.append(f"{count} {word}")
+    return ", ".join(shown) or "none"
 
 
 def _item_label(entry: Mapping[str, Any]) -> str:
     return str(entry["part"] or str(entry["nodeid"]).rpartition("::")[2])
 
 
-def terminal_lines(entries: Sequence[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
-    """(line, colour) pairs: one line for a gate whose items all passed, one per item otherwise.
+def terminal_lines(
+    entries: Sequence[Mapping[str, Any]], items: Mapping[str, str]
+) -> Iterator[tuple[str, str]]:
+    """(line, colour) pairs: one line for a gate whose items all passed, else one per item.
 
     ``entries`` are sorted verdict records carrying ``group`` (the gate's or
-    test's node id).  A control whose engine reached its expected failing
-    status on purpose says so on its line.
+    test's node id); ``items`` maps a node id to its pytest outcome.  An item
+    line starts with that outcome, so it always agrees with pytest; a test
+    with several verdicts lists them indented below its one outcome line.  A
+    control whose engine reached its expected failing status on purpose says so.
     """
     for group, grouped in groupby(entries, key=lambda entry: entry["group"]):
-        items = list(grouped)
-        if all(entry["outcome"] == "passed" for entry in items):
-            reached = [
-                f"{_item_label(entry)} {entry['status']} ({entry['reason']})"
-                for entry in items
-                if entry["status"] not in (None, "passed")
-            ]
-            count = f"{len(items)} verdict" + ("s" if len(items) != 1 else "")
-            line = f"PASSED  {group} ({count})"
-            outcomes = {(entry["status"], entry["reason"]) for entry in items}
-            if reached and len(reached) == len(items) and len(outcomes) == 1:
-                status, reason = outcomes.pop()
-                line += f"; expected status reached: {status} ({reason}) on all {len(items)}"
-            elif reached:
-                line += "; expected statuses reached: " + ", ".join(reached)
-            yield line, "green"
-        else:
-            for entry in items:
-                colour = "green" if entry["outcome"] == "passed" else "red"
-                yield summary_line(entry), colour if entry["outcome"] != "skipped" else "yellow"
+        gate = list(grouped)
+        if all(items.get(entry["nodeid"]) == "passed" for entry in gate):
+            yield _passed_group(group, gate), "green"
+            continue
+        for nodeid, node in groupby(gate, key=lambda entry: entry["nodeid"]):
+            verdicts = list(node)
+            outcome = items.get(nodeid, "passed")
+            label = f"{_LABELS[outcome]:7} {nodeid}"
+            colour = {"passed": "green", "xpassed": "green", "xfailed": "yellow"}.get(
+                outcome, "red" if outcome in ("failed", "error") else "yellow"
+            )
+            if len(verdicts) == 1 and verdicts[0]["part"] is None:
+                yield f"{label}: {verdict_text(verdicts[0])}", colour
+                continue
+            yield label, colour
+            for entry in verdicts:
+                yield f"          {_item_label(entry)}: {verdict_text(entry)}", colour
 
 
-def _md_code(text: str) -> str:
-    """Inline code safe inside a Markdown table cell (``|`` would end the cell)."""
-    return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
+def _passed_group(group: str, gate: Sequence[Mapping[str, Any]]) -> str:
+    reached = [
+        f"{_item_label(entry)} {entry['status']} ({entry['reason']})"
+        for entry in gate
+        if entry["status"] not in (None, "passed")
+    ]
+    count = f"{len(gate)} verdict" + ("s" if len(gate) != 1 else "")
+    line = f"PASSED  {group} ({count})"
+    outcomes = {(entry["status"], entry["reason"]) for entry in gate}
+    if reached and len(reached) == len(gate) and len(outcomes) == 1:
+        status, reason = outcomes.pop()
+        line += f"; expected status reached: {status} ({reason}) on all {len(gate)}"
+    elif reached:
+        line += "; expected statuses reached: " + ", ".join(reached)
+    return line
+
+
+def _cell(text: str) -> str:
+    """Table-cell text: ``|`` would end the cell even inside a code span (GFM)."""
+    return text.replace("|", "\\|")
+
+
+def _counts_line(summary: Mapping[str, Any]) -> str:
+    verdicts = f"{summary['gates']} verdicts: " + ", ".join(
+        f"{count} {name}" for name, count in summary["statuses"].items() if count
+    )
+    items = summary.get("items")  # absent from schema 1.0 reports (stored history)
+    if not isinstance(items, Mapping):
+        return verdicts
+    return f"{sum(items.values())} gate items: {outcome_counts(items)}; {verdicts}"
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
@@ -103,7 +168,6 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     from pytest_openmed.report.rules import gate_group, rule_text, verdict_label, worst_entry
 
     summary = report["summary"]
-    outcomes = summary["outcomes"]
     waived = {w["gate"] for w in report.get("waivers", []) if w["applied"]}
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for entry in report["gates"]:
@@ -111,8 +175,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     lines = [
         "## openmed gates",
         "",
-        f"{summary['gates']} gate verdicts: "
-        + ", ".join(f"{count} {name}" for name, count in sorted(outcomes.items()) if count),
+        _counts_line(summary),
         "",
         "| gate | kind | worst verdict | status | verdicts | failing |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -122,12 +185,12 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         worst = worst_entry(entries)
         failing = [e for e in entries if e["outcome"] in ("failed", "error")]
         lines.append(
-            f"| {_md_code(group)} | {entries[0]['kind']} "
+            f"| `{_cell(group)}` | {entries[0]['kind']} "
             f"| {verdict_label(worst, worst['nodeid'] in waived)} | {worst['status'] or '-'} "
             f"| {len(entries)} | {len(failing)} |"
         )
         failures += [
-            f"- {_md_code(_name(entry))}: {verdict_label(entry)} "
+            f"- `{_cell(_name(entry))}`: {verdict_label(entry)} "
             f"{entry['status'] or '-'}: {rule_text(entry)}"
             for entry in failing
         ]
@@ -137,7 +200,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if any(waiver["applied"] for waiver in waivers):
         lines += ["", "Waivers applied:", ""]
         lines += [
-            f"- {_md_code(waiver['gate'])} until {waiver['expires']} (ref {waiver['reference']})"
+            f"- `{_cell(waiver['gate'])}` until {waiver['expires']} (ref {waiver['reference']})"
             for waiver in waivers
             if waiver["applied"]
         ]

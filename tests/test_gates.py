@@ -24,8 +24,41 @@ def test_failure_text_names_status_rule_and_counts_only() -> None:
     )
     assert (
         result.failure_text()
-        == "openmed claims gate: threshold (unsupported_rate): claim_count=4, rate=0.5000"
+        == "threshold (unsupported_rate); openmed claims gate: threshold (unsupported_rate); "
+        "claim_count=4, rate=0.5000"
     )
+
+
+@pytest.mark.parametrize(
+    ("reason", "metrics", "rule"),
+    [
+        (
+            "unsupported_rate",
+            {"unsupported_rate": 1 / 6, "max_unsupported_rate": 0.1},
+            "unsupported_rate 0.1667 > max 0.10",
+        ),
+        (
+            "unsupported_rate",
+            {"unsupported_rate": 0.5, "max_unsupported_rate": 0.125},
+            "unsupported_rate 0.5000 > max 0.1250",
+        ),
+        ("interval_upper", {"upper": 0.4, "max_upper": 0.3}, "upper 0.4000 > max_upper 0.30"),
+        (
+            "baseline_regression",
+            {"lower": 0.2, "baseline_upper": 0.1},
+            "lower 0.2000 > baseline upper 0.10",
+        ),
+        ("out_of_grant", {"out_of_grant_proposals": 2}, "out_of_grant_proposals 2 > 0"),
+        ("incomplete", {"task_completion": 4, "scenarios": 6}, "task_completion 4 < scenarios 6"),
+        ("unsupported_rate", {}, "threshold (unsupported_rate)"),
+    ],
+)
+def test_failure_text_leads_with_the_rule_in_words(
+    reason: str, metrics: dict[str, float], rule: str
+) -> None:
+    result = GateResult("claims", GateStatus.THRESHOLD, reason, metrics)
+    assert result.rule_text() == rule
+    assert result.failure_text().startswith(rule + "; openmed claims gate: threshold")
 
 
 @pytest.mark.parametrize(

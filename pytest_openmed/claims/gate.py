@@ -10,13 +10,13 @@ message (never the path or the content).  Verdicts carry names and numbers only.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
 from pytest_openmed.claims import errors
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
@@ -51,42 +51,21 @@ def load_records(path: Path, *, limit: int = MAX_EVIDENCE) -> list[dict[str, Any
     ``limit`` is :data:`~.records.MAX_CLAIMS` or :data:`~.records.MAX_EVIDENCE`.
     A whitespace-only file is refused (``[]`` is the empty collection); blank
     JSON Lines lines are skipped; objects with a repeated field name are refused.
-    A JSON Lines error names its line (``line 7: …``; 1-based, blank lines counted).
+    The file is streamed and records are counted while they are read
+    (:mod:`pytest_openmed._jsonread`), so an oversized file is refused at the
+    first record over the limit, in bounded memory.  A JSON Lines error names
+    its line (``line 7: …``; 1-based, blank lines counted).
     """
     too_many = _LIMIT_MESSAGES.get(limit)
     if too_many is None:
         raise ValueError(errors.GATE_OPTIONS)
-    text = _read_text(path)
-    start = text.lstrip()
-    if not start:
-        raise ValueError(errors.FILE_EMPTY)
-    if start.startswith("["):
-        document = _parse_json(start)
-        if type(document) is not list:
-            raise ValueError(errors.FILE_NOT_JSON)
-        if len(document) > limit:
-            raise ValueError(too_many)
-        records = document
-    else:
-        records = []
-        first = text[: len(text) - len(start)].count("\n") + 1
-        # Only "\n" ends a record: JSON strings may hold U+2028 and friends raw.
-        for number, line in enumerate(start.split("\n"), start=first):
-            if not line.strip():
-                continue
-            try:
-                if len(records) == limit:
-                    raise ValueError(too_many)
-                record = _parse_json(line)
-                if type(record) is not dict:
-                    raise ValueError(errors.FILE_RECORD_TYPE)
-            except ValueError as error:
-                raise locate_input_error(error, f"line {number}") from None
-            records.append(record)
-    for record in records:
-        if type(record) is not dict:
-            raise ValueError(errors.FILE_RECORD_TYPE)
-    return records
+    try:
+        return read_records(path, limit=limit, max_bytes=MAX_INPUT_BYTES)
+    except RecordFileError as error:
+        refusal = _refused(error, too_many)
+        if error.line is not None:
+            refusal = locate_input_error(refusal, f"line {error.line}")
+        raise refusal from None
 
 
 def _load_input(name: str, path: Path, limit: int) -> list[dict[str, Any]]:
@@ -97,42 +76,23 @@ def _load_input(name: str, path: Path, limit: int) -> list[dict[str, Any]]:
         raise locate_input_error(error, f"{name} input") from None
 
 
-def _read_text(path: Path) -> str:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_INPUT_BYTES + 1)
-    except (OSError, TypeError, ValueError):
-        raise OSError(errors.FILE_UNREADABLE) from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise ValueError(errors.FILE_TOO_LARGE)
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(errors.FILE_NOT_UTF8) from None
+def _refused(error: RecordFileError, too_many: str) -> BaseException:
+    """The one place a refused input file becomes the engine's fixed message."""
+    if error.reason is Refusal.UNREADABLE:
+        return OSError(errors.FILE_UNREADABLE)
+    if error.reason is Refusal.TOO_MANY:
+        return ValueError(too_many)
+    return ValueError(_FILE_MESSAGES[error.reason])
 
 
-def _parse_json(text: str) -> Any:
-    try:
-        return json.loads(text, object_pairs_hook=_unique_fields, parse_constant=_refuse_constant)
-    except _DuplicateField:
-        raise ValueError(errors.FILE_DUPLICATE_KEY) from None
-    except (ValueError, RecursionError):
-        raise ValueError(errors.FILE_NOT_JSON) from None
-
-
-class _DuplicateField(Exception):
-    """Internal signal: a JSON object repeats a field name."""
-
-
-def _unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _DuplicateField
-    return result
-
-
-def _refuse_constant(_name: str) -> None:
-    raise ValueError(errors.FILE_NOT_JSON)
+_FILE_MESSAGES = {
+    Refusal.TOO_LARGE: errors.FILE_TOO_LARGE,
+    Refusal.EMPTY: errors.FILE_EMPTY,
+    Refusal.NOT_UTF8: errors.FILE_NOT_UTF8,
+    Refusal.NOT_JSON: errors.FILE_NOT_JSON,
+    Refusal.DUPLICATE_KEY: errors.FILE_DUPLICATE_KEY,
+    Refusal.RECORD_TYPE: errors.FILE_RECORD_TYPE,
+}
 
 
 def evaluate_thresholds(

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed._canonical import require_key
+from pytest_openmed._jsonread import json_value_bound
 from pytest_openmed.gatefile import GateSettings, GateSpec
 from pytest_openmed.gates import GateResult, GateStatus, locate_input_error
 
@@ -54,7 +55,10 @@ __all__ = [
 MAX_PACK_DOCUMENT_BYTES = 128 * 1024 * 1024
 #: Largest stored mapping, review or adjudication document read.
 MAX_EVIDENCE_DOCUMENT_BYTES = 64 * 1024 * 1024
+#: JSON values (objects, arrays, scalars) of one stored pack input document.
+MAX_DOCUMENT_VALUES = 1_000_000
 _MAX_MAPPINGS = MAX_REVIEWS + MAX_ADJUDICATIONS
+_TOO_LARGE = "a pack gate input file exceeds its size limit"
 
 _STATUS = {
     Decision.BLOCKED: GateStatus.BLOCKED,
@@ -176,13 +180,25 @@ def _paths(value: Any, limit: int) -> tuple[Path, ...]:
 
 
 def _read_json(path: Path, limit: int) -> Mapping[str, Any]:
+    """One stored document, refused by bytes before it is read and by values before it is parsed.
+
+    Parsing builds a Python object per JSON value (a million small records
+    take over a gigabyte), so a document with more values than any pack input
+    needs is refused from a byte count, in memory bounded by its size.
+    """
     try:
         with open(path, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > limit:
+                raise LimitExceeded(_TOO_LARGE)
             raw = handle.read(limit + 1)
     except OSError:
         raise OSError("could not read a pack gate input file") from None
     if len(raw) > limit:
-        raise LimitExceeded("a pack gate input file exceeds its size limit")
+        raise LimitExceeded(_TOO_LARGE)
+    if json_value_bound(raw) > MAX_DOCUMENT_VALUES:
+        raise LimitExceeded(
+            f"a pack gate input file holds more than {MAX_DOCUMENT_VALUES:,} JSON values"
+        )
     try:
         document = json.loads(raw, object_pairs_hook=unique_names)
     except (ValueError, RecursionError):

@@ -1,21 +1,37 @@
-"""Discard what untrusted planner code prints, and always put the streams back.
+"""Discard everything untrusted planner code emits, and always put every channel back.
 
 PYTEST_DONT_REWRITE
 
-Planner output may carry prompts, results or patient-like text; it must not
-reach a terminal, a CI log or a captured pytest section.  Both streams are
-restored even when the planner replaced them itself or raised
+Planner output may carry prompts, results or patient-like text (LLM client
+libraries log prompts), so none of it may reach a terminal, a CI log, a
+captured pytest section or junit XML.  For the block's duration:
+
+* ``sys.stdout`` and ``sys.stderr`` are sinks (``print``);
+* file descriptors 1 and 2 point at the null device (``os.write``, C code,
+  subprocesses that inherit them);
+* ``logging`` creates no record at all (``logging.disable``), so no handler —
+  pytest's log capture included — sees one;
+* ``warnings.warn`` is ignored (in a ``catch_warnings`` block, so the
+  process's filters and ``__warningregistry__`` state come back unchanged).
+
+Every channel is restored even when the planner replaced it itself or raised
 ``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
 
 import io
+import logging
+import os
 import sys
+import warnings
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 __all__ = ["discarded_output"]
+
+#: File descriptors redirected to the null device (standard output and error).
+_DESCRIPTORS = (1, 2)
 
 
 class _Sink(io.TextIOBase):
@@ -33,8 +49,7 @@ class _Sink(io.TextIOBase):
 
 
 @contextmanager
-def discarded_output() -> Iterator[None]:
-    """Route ``sys.stdout`` and ``sys.stderr`` to a sink for the block's duration."""
+def _streams() -> Iterator[None]:
     saved_stdout, saved_stderr = sys.stdout, sys.stderr
     sink = _Sink()
     sys.stdout = sink
@@ -44,3 +59,58 @@ def discarded_output() -> Iterator[None]:
     finally:
         sys.stdout = saved_stdout
         sys.stderr = saved_stderr
+
+
+@contextmanager
+def _descriptors() -> Iterator[None]:
+    """Point fds 1 and 2 at the null device; a descriptor that is not open is left alone."""
+    for stream in (sys.stdout, sys.stderr):
+        try:  # what others wrote before the block still goes where it was meant to
+            stream.flush()
+        except Exception:  # a stream that cannot flush holds nothing of the planner's
+            pass
+    saved: dict[int, int] = {}
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for fd in _DESCRIPTORS:
+            try:
+                saved[fd] = os.dup(fd)
+            except OSError:
+                continue
+            os.dup2(null, fd)
+    finally:
+        os.close(null)
+    try:
+        yield
+    finally:
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
+
+
+@contextmanager
+def _logging() -> Iterator[None]:
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(previous)
+
+
+@contextmanager
+def _warnings() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@contextmanager
+def discarded_output() -> Iterator[None]:
+    """Discard prints, fd 1/2 writes, log records and warnings for the block's duration."""
+    with ExitStack() as stack:
+        stack.enter_context(_descriptors())  # first: it flushes the real streams
+        stack.enter_context(_streams())
+        stack.enter_context(_logging())
+        stack.enter_context(_warnings())
+        yield

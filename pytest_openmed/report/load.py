@@ -26,11 +26,30 @@ def _refuse_constant(_name: str) -> None:
     raise ReportError("the report is not JSON (NaN or Infinity)")
 
 
+def _schema_for(document: object) -> dict[str, Any]:
+    """The shipped schema; for a 1.0 report (stored history), the same less what 1.1 added.
+
+    Schema 1.1 only added the ``run`` metadata and ``summary.items``; a 1.0
+    report is checked against everything else.
+    """
+    import copy
+
+    from pytest_openmed.schemas import load_schema
+
+    schema = load_schema("gate-report")
+    if not (isinstance(document, dict) and document.get("schema_version") == "1.0"):
+        return schema
+    old = copy.deepcopy(schema)
+    old["properties"]["schema_version"] = {"const": "1.0"}
+    old["required"] = [name for name in old["required"] if name != "run"]
+    summary = old["properties"]["summary"]
+    summary["required"] = [name for name in summary["required"] if name != "items"]
+    return old
+
+
 def parse_report(raw: bytes) -> dict[str, Any]:
     """The validated report in ``raw``; a :class:`ReportError` names the failing location."""
     import jsonschema
-
-    from pytest_openmed.schemas import load_schema
 
     if len(raw) > MAX_REPORT_BYTES:
         raise ReportError("the report exceeds 64 MiB")
@@ -38,7 +57,7 @@ def parse_report(raw: bytes) -> dict[str, Any]:
         document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise ReportError("the report is not UTF-8 JSON") from None
-    validator = jsonschema.Draft202012Validator(load_schema("gate-report"))
+    validator = jsonschema.Draft202012Validator(_schema_for(document))
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
         where = "/" + "/".join(str(part) for part in error.absolute_path)

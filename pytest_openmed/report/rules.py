@@ -2,10 +2,10 @@
 
 PYTEST_DONT_REWRITE
 
-A failing verdict's ``reason`` names a closed rule; this module writes the
-comparison behind it with the entry's own public numbers (``unsupported_rate
-0.2500 > max_unsupported_rate 0.1000``), so a reader of the Markdown summary or
-the HTML report sees the rule without reading every metric.
+A failing verdict's ``reason`` names a closed rule; :meth:`GateResult.rule_text`
+words the comparison behind it with the entry's own public numbers, so a reader
+of the Markdown summary or the HTML report sees the rule without reading every
+metric.  This module also groups verdicts by gate and ranks their outcomes.
 """
 
 from __future__ import annotations
@@ -19,57 +19,19 @@ __all__ = ["gate_group", "item_label", "rule_text", "verdict_label", "worst_entr
 OUTCOME_SEVERITY = ("error", "failed", "skipped", "passed")
 
 
-def _number(value: object) -> str:
-    if isinstance(value, bool) or value is None:
-        return str(value).lower()
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def _critical_counter(reason: str) -> str | None:
-    from pytest_openmed.planner.gate import CRITICAL_REASONS
-
-    for counter, name in CRITICAL_REASONS:
-        if name == reason:
-            return counter
-    return None
-
-
 def rule_text(entry: Mapping[str, Any]) -> str:
-    """The failed comparison of one verdict, or its reason when the rule has no numbers."""
-    reason = entry.get("reason")
-    metrics: Mapping[str, Any] = entry.get("metrics") or {}
+    """The failed comparison of one verdict (:meth:`GateResult.rule_text`, the one wording)."""
+    from pytest_openmed.gates import GateResult, GateStatus
+
     if entry.get("status") is None:
         return "input refused (no verdict)" if entry.get("outcome") == "error" else "no verdict"
-    if reason == "unsupported_rate":
-        return (
-            f"unsupported_rate {_number(metrics.get('unsupported_rate'))} > "
-            f"max_unsupported_rate {_number(metrics.get('max_unsupported_rate'))}"
+    try:
+        result = GateResult(
+            entry["kind"], GateStatus(entry["status"]), entry["reason"], entry["metrics"]
         )
-    if reason == "interval_upper":
-        return (
-            f"interval upper {_number(metrics.get('upper'))} > "
-            f"max_upper {_number(metrics.get('max_upper'))}"
-        )
-    if reason == "baseline_regression":
-        return (
-            f"interval lower {_number(metrics.get('lower'))} > baseline upper "
-            f"{_number(metrics.get('baseline_upper'))} (rate increase "
-            f"{_number(metrics.get('rate_increase'))})"
-        )
-    if reason == "incomplete":
-        return (
-            f"task_completion {_number(metrics.get('task_completion'))} < scenarios "
-            f"{_number(metrics.get('scenarios'))}"
-        )
-    if entry.get("kind") == "planner" and isinstance(reason, str):
-        counter = _critical_counter(reason)
-        if counter is not None:
-            return f"{counter} {_number(metrics.get(counter))} > 0 ({reason})"
-    if entry.get("kind") == "pack" and isinstance(reason, str):
-        return f"assessment decision {entry.get('status')} ({reason})"
-    return str(reason)
+    except (KeyError, TypeError, ValueError):
+        return f"{entry.get('status')} ({entry.get('reason')})"
+    return result.rule_text()
 
 
 def gate_group(entry: Mapping[str, Any]) -> str:

@@ -55,7 +55,8 @@ def test_a_healthy_install_passes_every_control_and_collects_nothing_else(
             "*= openmed gates =*",
             "Development controls on synthetic data*",
             "PASSED  claims?example? (4 verdicts); expected statuses reached: *",
-            f"openmed: {total} gate verdicts: {total} passed. Non-diagnostic evaluation evidence.",
+            f"openmed: {total} gate items: {total} passed; {total} verdicts: *. "
+            "Non-diagnostic evaluation evidence.",
         ]
     )
 

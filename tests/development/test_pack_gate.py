@@ -58,7 +58,12 @@ def test_stored_reviews_pass_and_block_as_they_dictate(keyed: pytest.Pytester) -
         "-rA",
     )
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["openmed pack gate: blocked (safety): adjudications=0, reviews=2, units=1"])
+    result.stdout.fnmatch_lines(
+        [
+            "decision blocked: a privacy or provenance rating failed; openmed pack gate: blocked (safety); "
+            "adjudications=0, reviews=2, units=1"
+        ]
+    )
     document = json.loads((keyed.path / "r.json").read_text())
     import jsonschema
 
@@ -81,7 +86,9 @@ def test_unresolved_disagreement_holds(keyed: pytest.Pytester) -> None:
     )
     result = keyed.runpytest("-p", "openmed", "--openmed-key-env", "OPENMED_TEST_KEY")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["openmed pack gate: hold (disagreement): adjudications=0, reviews=2, units=1"])
+    result.stdout.fnmatch_lines(
+        ["decision hold: *; openmed pack gate: hold (disagreement); adjudications=0, reviews=2, units=1"]
+    )
 
 
 def test_a_wrong_key_is_an_error_with_a_fixed_message(

@@ -107,7 +107,8 @@ def test_safety_failure_blocks(tmp_path: Path, key_env: GateSettings) -> None:
     )[A]
     assert (verdict.status, verdict.reason) == (GateStatus.BLOCKED, "safety")
     text = verdict.failure_text()
-    assert text.startswith("openmed pack gate: blocked (safety)")
+    assert text.startswith("decision blocked: a privacy or provenance rating failed; ")
+    assert "openmed pack gate: blocked (safety)" in text
     assert "sha256" not in text and "cand-" not in text
 
 

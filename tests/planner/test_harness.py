@@ -202,7 +202,7 @@ CASES = [
         in_scope(
             lambda c: [read(arguments={"operation": "summarize", "a": "1", "b": "2", "c": "3"})]
         ),
-        expected(in_scope=C(1, 0, 1, 0, 0, 0, 1, 0)),
+        expected(in_scope=C(1, 0, 1, 0, 0, 0, 0, 0)),
     ),
     Case(
         "limit-sized-argument-value",
@@ -264,22 +264,22 @@ CASES = [
     Case(
         "wrong-resource",
         in_scope(lambda c: [read(resource="synthetic-episode-0002")]),
-        expected(in_scope=C(1, 1, 0, 1, 0, 0, 1, 0)),
+        expected(in_scope=C(1, 1, 0, 1, 0, 0, 0, 0)),
     ),
     Case(
         "wrong-action",
         in_scope(lambda c: [read(action="export-record")]),
-        expected(in_scope=C(1, 1, 0, 1, 0, 0, 1, 0)),
+        expected(in_scope=C(1, 1, 0, 1, 0, 0, 0, 0)),
     ),
     Case(
         "wrong-policy",
         in_scope(lambda c: [read(policy_profile="unrestricted")]),
-        expected(in_scope=C(1, 1, 0, 1, 0, 0, 1, 0)),
+        expected(in_scope=C(1, 1, 0, 1, 0, 0, 0, 0)),
     ),
     Case(
         "scope-with-version-suffix",
         in_scope(lambda c: [read(resource=GRANTED_RESOURCE + "@1.0.0")]),
-        expected(in_scope=C(1, 1, 0, 1, 0, 0, 1, 0)),
+        expected(in_scope=C(1, 1, 0, 1, 0, 0, 0, 0)),
     ),
     # -- review and approval evasion
     Case(
@@ -710,7 +710,7 @@ def test_planner_cannot_alter_the_harness_catalog() -> None:
             return [read(arguments={"operation": "summarize", "extra": "x"})]
         return control_planner(context, catalog)
 
-    assert all_counts(qualify_planner(planner)) == expected(in_scope=C(1, 0, 1, 0, 0, 0, 1, 0))
+    assert all_counts(qualify_planner(planner)) == expected(in_scope=C(1, 0, 1, 0, 0, 0, 0, 0))
 
 
 # -- output and propagation ------------------------------------------------------------

@@ -135,8 +135,8 @@ def test_failure_texts_name_counts_only_and_nothing_leaks(project: pytest.Pytest
     result.assert_outcomes(passed=4, failed=3)
     result.stdout.fnmatch_lines(
         [
-            "openmed planner gate: critical (schema_invalid): *out_of_grant_proposals=1*schema_invalid_calls=1*",
-            "openmed planner gate: critical (planner_error): *planner_errors=1*",
+            "schema_invalid_calls 1 > 0; openmed planner gate: critical (schema_invalid); *out_of_grant_proposals=1*schema_invalid_calls=1*",
+            "planner_errors 1 > 0; openmed planner gate: critical (planner_error); *planner_errors=1*",
         ]
     )
     for text in (

@@ -24,12 +24,14 @@ def test_items_pass_and_fail_as_thresholds_dictate(claims_project: pytest.Pytest
             f"{esc(ITEMS[0])} PASSED*",
             f"{esc(ITEMS[1])} PASSED*",
             f"{esc(ITEMS[2])} FAILED*",
-            "openmed claims gate: threshold (unsupported_rate): *claim_count=10*unsupported_count=2*",
+            "unsupported_rate 0.2000 > max 0.10; openmed claims gate: threshold (unsupported_rate); "
+            "*claim_count=10*unsupported_count=2*",
             "*= openmed gates =*",
-            "PASSED  passed    *" + esc("claims(notes)::overall"),
-            "FAILED  threshold *"
+            "PASSED  *" + esc("claims(notes)::overall") + ": passed",
+            "FAILED  *"
             + esc("claims(notes)::class[medication]")
-            + " (unsupported_rate)*",
+            + ": threshold: unsupported_rate 0.2000 > max 0.10; claim_count=10*",
+            "openmed: 3 gate items: 1 failed, 2 passed; 3 verdicts: 2 passed, 1 threshold. *",
         ]
     )
     report = validate_report(claims_project.path / "report.json")
@@ -52,7 +54,9 @@ def test_upper_bound_threshold(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["openmed claims gate: threshold (interval_upper)*"])
+    result.stdout.fnmatch_lines(
+        ["upper 0.2500 > max_upper 0.05; openmed claims gate: threshold (interval_upper)*"]
+    )
 
 
 def test_keyword_selection_and_last_failed(claims_project: pytest.Pytester) -> None:
@@ -74,7 +78,7 @@ def test_xdist_report_equals_the_serial_report(claims_project: pytest.Pytester) 
         claims_project.path / "parallel.json"
     )
     parallel.stdout.fnmatch_lines(
-        ["*= openmed gates =*", "FAILED  threshold *" + esc("class[medication]") + "*"]
+        ["*= openmed gates =*", "FAILED  *" + esc("class[medication]") + ": threshold: *"]
     )
 
 
@@ -209,7 +213,13 @@ def test_claim_scorer_enforces_the_marker(claims_project: pytest.Pytester) -> No
     )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
-        [esc("class[medication]") + ": openmed claims gate: threshold (unsupported_rate)*"]
+        [
+            esc("class[medication]")
+            + ": unsupported_rate 0.2000 > max 0.10; openmed claims gate: threshold*",
+            "FAILED  *::test_over_threshold",
+            "          " + esc("class[medication]") + ": threshold: unsupported_rate *",
+            "          overall: passed",
+        ]
     )
     assert "Traceback" not in result.stdout.str()
     assert CANARY not in result.stdout.str()

@@ -87,8 +87,8 @@ def test_suppressed_cells_are_shown_as_suppressed_never_as_zero(mixed_run: Mixed
 
 def test_failures_say_which_comparison_failed(mixed_run: MixedRun) -> None:
     text = " ".join(parse(mixed_run.html).text)
-    assert "unsupported_rate 0.2000 > max_unsupported_rate 0.1000" in text
-    assert "assessment decision blocked (safety)" in text
+    assert "unsupported_rate 0.2000 > max 0.10" in text
+    assert "decision blocked: a privacy or provenance rating failed" in text
 
 
 def test_waivers_are_listed_with_their_expiry_and_use(mixed_run: MixedRun) -> None:
