@@ -9,30 +9,27 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    outside the configuration's ``tolerated_flags`` (and, when
    ``refuse_borderline_lead`` is set, no borderline measure).  The analysis
    lead is the first eligible lead of ``lead_preference``; none → abstain.
-2. **R peaks** on the analysis lead: 5–15 Hz band-pass, squared derivative
-   integrated over 100 ms (a Pan–Tompkins energy), ``scipy.signal.find_peaks``
-   above 30 % of the energy's 98th percentile with a 250 ms refractory
-   distance; each peak is moved to the top of the R wave (the most positive
-   sample within ±80 ms on the 0.5–40 Hz signal; the most negative one on a
-   lead whose QRS is essentially negative).
+2. **R peaks**: beats found on all delineation leads together
+   (:func:`.ecg_quality.beat_times`), each moved to the top of the R wave of
+   the analysis lead (the most positive sample within ±80 ms on the 0.5–40 Hz
+   signal; the most negative one on a lead whose QRS is essentially negative);
+   beats inside a dropout of the analysis lead are not listed.
 3. **RR and heart rate**: RR intervals between consecutive R peaks (ms) and
-   60,000 / mean RR, the mean taken over intervals that span no flat stretch
-   (dropout) of the analysis lead, since such an interval may hide beats.
-4. **Median beat** of every eligible lead (0.5–40 Hz, 50/60 Hz notched where
-   mains was measured), aligned on the R peaks; the spatial envelope is the
-   sum over leads of the absolute deviation from each lead's isoelectric level
-   (the flattest 20 ms before the QRS).
-5. **Boundaries** on the envelope: QRS onset / offset where it falls to 3 % of
-   the QRS peak above the lowest level within 150 ms, P onset where it falls
-   to 5 % of the P peak above the lowest level before it (each crossing then
-   moved to where the local tangent meets that level); T offset where the
-   envelope's descent after its steepest point has slowed to 10 % (a slope
-   criterion, indifferent to TP-level offsets and U waves; the steepest point
-   is sought before the next P wave can begin, the slow-down up to the end of
-   the median beat).  ``pr_ms`` =
-   QRS onset − P onset, ``qrs_ms`` = QRS offset − QRS onset, ``qt_ms`` = T
-   offset − QRS onset.  A wave that cannot be found (e.g. no P wave) gives
-   ``null`` for its candidates; values outside plausible ranges are ``null``.
+   60,000 / mean RR, the mean taken over intervals that span no dropout of the
+   analysis lead, since such an interval may hide beats.
+4. **Median beat** of every delineation lead (0.5–40 Hz, 50/60 Hz notched where
+   mains was measured), aligned on the R peaks.
+5. **Boundaries**: QRS onset / offset on the spatial velocity (sum over leads of
+   |slope|) where it has stayed within 7 % of its QRS peak for 20 ms; P onset
+   against a straight TP-to-PR baseline per lead, at half the P height moved
+   along the tangent, for a P wave that is a wave, stands alone and recurs beat
+   by beat; T offset on the amplitude envelope where its descent after its
+   steepest point slows to 10 %.  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` =
+   QRS offset − QRS onset, ``qt_ms`` = T offset − QRS onset.
+6. **Consistency**: a candidate outside its plausible range, a QT reaching
+   0.9 × RR or a PR + QT reaching RR is ``null`` with its reason in
+   ``null_reasons`` (a check, never a clamp); ``candidate_leads`` says how many
+   leads each candidate rests on.
 
 Every number is a *candidate* for evaluation pipelines, never a measurement
 for care.
@@ -56,6 +53,8 @@ __all__ = [
     "ABSTAIN_REASONS",
     "CONFIG_A",
     "CONFIG_B",
+    "MAX_QT_OF_RR",
+    "NULL_REASONS",
     "PLAUSIBLE_MS",
     "IntervalConfig",
     "analyse_waveform",
@@ -71,9 +70,22 @@ ABSTAIN_REASONS = (
     "rate_out_of_range",
 )
 #: Candidates outside these ranges (ms) are reported as ``null``.
-PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 250.0), "qt_ms": (150.0, 700.0)}
+PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 200.0), "qt_ms": (150.0, 700.0)}
+#: QT must end before this share of the typical RR (the next beat's P wave comes after it).
+MAX_QT_OF_RR = 0.9
+#: Why a candidate is ``null`` (closed vocabulary), in ``null_reasons``.
+NULL_REASONS = ("not_found", "out_of_range", "inconsistent_with_rr", "depends_on_qrs")
+_INTERVALS = ("pr_ms", "qrs_ms", "qt_ms")
 _RATE_RANGE_BPM = (30.0, 240.0)
 _REFRACTORY_S = 0.25
+#: QRS boundaries: where the spatial velocity falls to this share of its QRS peak.
+_QRS_VELOCITY_FRACTION = 0.07
+#: A P wave stands this share of the QRS height above its floor ...
+_P_MIN_OF_QRS = 0.03
+#: ... is at most this wide at half its height ...
+_P_MAX_HALF_WIDTH_S = 0.12
+#: ... and each beat's P stretch correlates with the median one at least this much.
+_P_CONSISTENCY = 0.5
 _MIN_BEATS = 3
 _DECIMALS = 1
 
@@ -127,7 +139,7 @@ def _bandpass(
 ) -> npt.NDArray[np.float64]:
     from scipy import signal
 
-    sos = signal.butter(order, (low, high), btype="bandpass", fs=fs, output="sos")
+    sos = ecg_quality.butter_sos(order, (low, high), "bandpass", fs)
     filtered: npt.NDArray[np.float64] = signal.sosfiltfilt(sos, data, axis=-1)
     return filtered
 
@@ -152,16 +164,14 @@ def _eligible(quality: ecg_quality.LeadQuality, config: IntervalConfig) -> bool:
 
 
 def _r_peaks(
-    raw: npt.NDArray[np.float64], clean: npt.NDArray[np.float64], fs: float
+    peaks: npt.NDArray[np.int64], clean: npt.NDArray[np.float64], fs: float
 ) -> npt.NDArray[np.int64]:
-    from scipy import ndimage, signal
+    """R peaks: beats found on all delineation leads together, moved to the analysis lead's R.
 
-    band = _bandpass(raw, fs, 5.0, 15.0, 2)
-    energy = ndimage.uniform_filter1d(np.gradient(band) ** 2, size=max(3, round(0.1 * fs)))
-    threshold = 0.3 * float(np.quantile(energy, 0.98))
-    if threshold <= 0.0:
-        return np.zeros(0, dtype=np.int64)
-    peaks, _ = signal.find_peaks(energy, height=threshold, distance=round(_REFRACTORY_S * fs))
+    ``peaks`` are :func:`.ecg_quality.beat_times` of the delineation leads,
+    ``clean`` the analysis lead filtered.  A beat small on the analysis lead (an
+    ectopic beat, a lead near the axis' perpendicular) is still found on the others.
+    """
     if peaks.size == 0:
         return np.zeros(0, dtype=np.int64)
     reach = round(0.08 * fs)
@@ -192,11 +202,16 @@ def _r_peaks(
 
 @dataclass(frozen=True, slots=True)
 class _Template:
-    """Median beats (leads × samples) with the R peak at index ``r``."""
+    """Median beats (leads × samples) with the R peak at index ``r``, and the beats themselves.
+
+    ``each`` holds every aligned beat (leads × beats × samples), for checking
+    that a wave of the median beat is present beat by beat.
+    """
 
     beats: npt.NDArray[np.float64]
     r: int
     fs: float
+    each: npt.NDArray[np.float64]
 
 
 def _template(
@@ -208,8 +223,8 @@ def _template(
     if usable.size < _MIN_BEATS:
         return None
     index = usable[:, None] + np.arange(-pre, post + 1)[None, :]
-    beats = np.median(leads[:, index], axis=1)
-    return _Template(beats=beats, r=pre, fs=fs)
+    each = leads[:, index]
+    return _Template(beats=np.median(each, axis=1), r=pre, fs=fs, each=each)
 
 
 def _boundary(
@@ -267,6 +282,118 @@ def _t_offset(
     return float(peak + h + steepest + int(slow[0]))
 
 
+def _quiet_run(below: npt.NDArray[np.bool_], start: int, stop: int, run: int) -> int | None:
+    """First index from ``start`` towards ``stop`` (exclusive) that begins ``run`` quiet samples.
+
+    "Begins" is in the direction of the search: scanning backwards, the run
+    extends backwards from the index returned.
+    """
+    step = 1 if stop > start else -1
+    for index in range(start, stop, step):
+        end = index + step * (run - 1)
+        if not 0 <= end < below.shape[0]:
+            return None
+        low, high = min(index, end), max(index, end)
+        if below[low : high + 1].all():
+            return index
+    return None
+
+
+def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[float, float] | None:
+    """QRS onset and offset (samples) on the spatial velocity of the median beats.
+
+    The spatial velocity (the sum over leads of |slope|, over 10 ms) is high only
+    in the QRS, whatever the ST level or a lead's baseline offset: the QRS ends,
+    on either side of its fastest point near R, where the velocity has stayed
+    within 7 % of its QRS peak above the recording's quiet level (the template's
+    20th percentile) for 20 ms.  Searched up to 250 ms either side of R.
+    """
+    from scipy import ndimage
+
+    velocity = ndimage.uniform_filter1d(
+        np.abs(np.gradient(beats, axis=1)).sum(axis=0) * fs, size=max(1, round(0.01 * fs))
+    )
+    reach = round(0.06 * fs)
+    low = max(0, r - reach)
+    peak = low + int(np.argmax(velocity[low : r + reach + 1]))
+    floor = float(np.quantile(velocity, 0.2))
+    below = velocity <= floor + _QRS_VELOCITY_FRACTION * (float(velocity[peak]) - floor)
+    run = max(2, round(0.02 * fs))
+    span = round(0.25 * fs)
+    onset = _quiet_run(below, peak - 1, max(-1, r - span), run)
+    offset = _quiet_run(below, peak + 1, min(below.shape[0], r + span), run)
+    if onset is None or offset is None:
+        return None
+    return float(onset), float(offset)
+
+
+def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) -> float | None:
+    """P onset (fractional sample) in ``[start, qrs_on)``, or ``None`` when there is no P wave.
+
+        Each lead's baseline is the straight line from its level at ``start`` (after
+        the previous T wave) to its level at QRS onset, so a PR segment standing
+        apart from the TP segment moves no boundary.  The P wave is the largest
+        deflection from that line ending 20 ms before the QRS; its onset is where it
+        falls to half its height, moved along the tangent there to its floor.  It
+        is a P wave only if it stands 3 % of the QRS height above its floor, falls
+        back under half its height before the QRS within 120 ms of rising above it
+    (a wave, not a step or a drift), stands
+        alone (the stretch before it stays under half its height: flutter waves do
+        not), and is there beat by beat (the median correlation of each beat's P
+        stretch with the median one is at least 0.5: fibrillation waves are not).
+    """
+    fs, beats = template.fs, template.beats
+    width = max(1, round(0.01 * fs))
+    stop = qrs_on - round(0.02 * fs)
+    if stop - start < round(0.04 * fs) or start + width > qrs_on or qrs_on - width < 0:
+        return None
+    before = beats[:, start : start + width].mean(axis=1)
+    after = beats[:, qrs_on - width : qrs_on].mean(axis=1)
+    ramp = np.linspace(0.0, 1.0, qrs_on - start)
+    baseline = before[:, None] + (after - before)[:, None] * ramp[None, :]
+    envelope = np.abs(beats[:, start:qrs_on] - baseline).sum(axis=0)
+    peak = int(np.argmax(envelope[: stop - start]))
+    floor = float(envelope[: peak + 1].min())
+    height = float(envelope[peak]) - floor
+    if height <= 0.0 or height < _P_MIN_OF_QRS * qrs_height:
+        return None
+    if float(envelope[peak:].min()) - floor > 0.5 * height:
+        return None  # no return towards the baseline before the QRS: not a wave
+    half = envelope <= floor + 0.5 * height
+    crossing = peak - int(np.argmax(half[: peak + 1][::-1]))
+    if peak + int(np.argmax(half[peak:])) - crossing > round(_P_MAX_HALF_WIDTH_S * fs):
+        return None  # wider at half height than any P wave: a drift, not a wave
+    lead_in = crossing - round(0.04 * fs)
+    if lead_in > 0 and float(envelope[:lead_in].max()) - floor >= 0.5 * height:
+        return None  # atrial activity before the P wave too: no single P wave
+    half_width = max(peak - crossing, 1)
+    wave = (start + max(0, crossing - half_width), start + min(stop - start, peak + half_width))
+    if not _present_beat_by_beat(template, *wave):
+        return None
+    h = max(1, round(0.01 * fs))
+    onset = float(crossing)
+    if h <= crossing < envelope.shape[0] - h:
+        slope = float(envelope[crossing + h] - envelope[crossing - h]) / (2 * h)
+        if slope > 0.0:
+            onset -= min((float(envelope[crossing]) - floor) / slope, 0.06 * fs)
+    return start + max(onset, 0.0)
+
+
+def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
+    """Whether the median beat's wave in ``[first, last)`` is seen in the beats themselves."""
+    if last - first < 3:
+        return False
+    median = template.beats[:, first:last]
+    median = median - median.mean(axis=1, keepdims=True)
+    each = template.each[:, :, first:last]
+    each = each - each.mean(axis=2, keepdims=True)
+    norms = np.sqrt((each**2).sum(axis=(0, 2))) * math.sqrt(float((median**2).sum()))
+    if not np.all(norms > 0.0):
+        return False
+    correlation = np.einsum("lbs,ls->b", each, median) / norms
+    return float(np.median(correlation)) >= _P_CONSISTENCY
+
+
 def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
     """PR / QRS / QT candidates (ms) from the spatial envelope of the median beats."""
     fs, r, beats = template.fs, template.r, template.beats
@@ -285,11 +412,10 @@ def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
 
     reach = round(0.04 * fs)
     qrs_peak = max(0, r - reach) + int(np.argmax(envelope[max(0, r - reach) : r + reach + 1]))
-    qrs_limit = round(0.15 * fs)
-    qrs_on = _boundary(envelope, qrs_peak, max(0, r - qrs_limit), 0.03, h)
-    qrs_off = _boundary(envelope, qrs_peak, min(last, r + qrs_limit), 0.03, h)
-    if qrs_on is None or qrs_off is None:
+    bounds = _qrs_bounds(beats, r, fs)
+    if bounds is None:
         return none
+    qrs_on, qrs_off = bounds
     ms = 1000.0 / fs
 
     t_end = None
@@ -299,17 +425,10 @@ def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
         t_peak = t_from + int(np.argmax(envelope[t_from:t_to]))
         t_end = _t_offset(envelope, t_peak, t_to, last, h)
 
-    p_on = None
-    p_to = math.floor(qrs_on) - round(0.02 * fs)
     p_from = max(0, math.floor(qrs_on) - round(0.30 * fs))
     if t_end is not None:
         p_from = max(p_from, round(t_end - rr_s * fs + 0.02 * fs))
-    if p_to - p_from >= round(0.04 * fs):
-        p_peak = p_from + int(np.argmax(envelope[p_from:p_to]))
-        floor = float(envelope[p_from : p_peak + 1].min())
-        # A P wave must stand out: 3 % of the QRS height above its own floor.
-        if envelope[p_peak] - floor >= 0.03 * (envelope[qrs_peak] - floor):
-            p_on = _boundary(envelope, p_peak, p_from, 0.05, h)
+    p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
     return {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
@@ -328,6 +447,9 @@ def _empty(lead: str | None, fs: float) -> dict[str, Any]:
         "rr_ms": [],
         "heart_rate_bpm": None,
         "candidates": {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+        "null_reasons": {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+        "delineation_leads": [],
+        "candidate_leads": {"pr_ms": 0, "qrs_ms": 0, "qt_ms": 0},
     }
 
 
@@ -335,11 +457,39 @@ def _abstain(reason: str, lead: str | None, fs: float) -> ComponentOutput:
     return ComponentOutput(output=_empty(lead, fs), abstained=True, abstain_reason=reason)
 
 
-def _plausible(name: str, value: float | None) -> float | None:
-    if value is None or not math.isfinite(value):
-        return None
-    low, high = PLAUSIBLE_MS[name]
-    return round(value, _DECIMALS) if low <= value <= high else None
+def _checked(
+    found: Mapping[str, float | None], rr_ms: float
+) -> tuple[dict[str, float | None], dict[str, str | None]]:
+    """Null every candidate that is not physiologically possible, saying why.
+
+    A consistency check, never a clamp: a value outside its documented range is
+    ``out_of_range``; a QT reaching 0.9 × the typical RR, or a PR + QT reaching
+    the RR (the P wave would start before the previous T wave ends), is
+    ``inconsistent_with_rr``; PR and QT are both measured from the QRS onset, so
+    when the QRS is not possible they are ``depends_on_qrs``.
+    """
+    values: dict[str, float | None] = {}
+    reasons: dict[str, str | None] = {}
+    for name in _INTERVALS:
+        value = found[name]
+        low, high = PLAUSIBLE_MS[name]
+        if value is None or not math.isfinite(value):
+            values[name], reasons[name] = None, "not_found"
+        elif not low <= value <= high:
+            values[name], reasons[name] = None, "out_of_range"
+        else:
+            values[name], reasons[name] = value, None
+    if values["qrs_ms"] is None:
+        for name in ("pr_ms", "qt_ms"):
+            if values[name] is not None:
+                values[name], reasons[name] = None, "depends_on_qrs"
+    qt, pr = values["qt_ms"], values["pr_ms"]
+    if qt is not None and qt >= MAX_QT_OF_RR * rr_ms:
+        values["qt_ms"], reasons["qt_ms"] = None, "inconsistent_with_rr"
+    elif qt is not None and pr is not None and pr + qt >= rr_ms:
+        values["pr_ms"], reasons["pr_ms"] = None, "inconsistent_with_rr"
+    rounded = {k: (None if v is None else round(v, _DECIMALS)) for k, v in values.items()}
+    return rounded, reasons
 
 
 def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> ComponentOutput:
@@ -362,13 +512,19 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     for position, name in enumerate(used):
         if quality[name].measures["mains_interference"] >= mains_borderline:
             clean[position] = _notch(clean[position], fs)
-    peaks = _r_peaks(waveform.lead(lead), clean[used.index(lead)], fs)
+    # A beat inside a dropout of the analysis lead has no R peak on it: it is not
+    # listed, and an interval spanning a dropout may hide beats: it is listed,
+    # but the heart rate is taken over the intervals that span none.
+    beats = ecg_quality.beat_times(waveform.samples, fs)
+    flat = ecg_quality.dropout_mask(waveform.samples, waveform.lead_names.index(lead), fs, beats)
+    fused = beats if len(used) == len(waveform.lead_names) else None
+    if fused is None:
+        fused = ecg_quality.beat_times(waveform.samples[rows], fs)
+    peaks = _r_peaks(fused, clean[used.index(lead)], fs)
+    peaks = peaks[~flat[peaks]]
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)
     rr = np.diff(peaks) / fs
-    # An interval spanning a dropout of the analysis lead may hide beats: it is
-    # listed, but the heart rate is taken over the intervals that span none.
-    flat = ecg_quality.flat_mask(waveform.lead(lead), fs)
     flat_before = np.concatenate(([0], np.cumsum(flat)))
     seen = flat_before[peaks[1:]] == flat_before[peaks[:-1]]
     if int(seen.sum()) < _MIN_BEATS - 1:
@@ -378,10 +534,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
         return _abstain("rate_out_of_range", lead, fs)
     typical_rr = float(np.median(rr[seen]))
     template = _template(clean, peaks, typical_rr, fs)
-    candidates: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
+    found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     if template is not None:
         found = _delineate(template, typical_rr)
-        candidates = {name: _plausible(name, value) for name, value in found.items()}
+    candidates, reasons = _checked(found, typical_rr * 1000.0)
     output = {
         "analysis_lead": lead,
         "sampling_rate_hz": round(fs, 3),
@@ -389,6 +545,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
         "rr_ms": [round(float(v) * 1000.0, _DECIMALS) for v in rr],
         "heart_rate_bpm": round(rate, _DECIMALS),
         "candidates": candidates,
+        "null_reasons": reasons,
+        "delineation_leads": used,
+        # Every candidate rests on the median beat of all delineation leads.
+        "candidate_leads": {k: (0 if v is None else len(used)) for k, v in candidates.items()},
     }
     return ComponentOutput(output=output)
 

@@ -6,17 +6,24 @@ Each lead of an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG,
 see :mod:`._waveform`) is measured five ways, each in a documented unit:
 
 =====================  ===============================================================
-``flatline``           fraction of the recording where the lead varies by ≤ 5 µV
-                       within a 200 ms window (lead-off, dropout)
-``clipping``           fraction of samples held at the lead's extreme value in runs of
-                       ≥ 10 ms (amplifier saturation), flat stretches excluded
+``flatline``           fraction of the recording where the lead shows no beat while the
+                       recording has them: held stretches (≤ 5 µV within 200 ms) that
+                       span a beat found on the leads together, or the whole lead when
+                       its QRS complexes do not rise above its own noise (lead-off,
+                       dropout, disconnected electrode).  A quiet diastole spans no beat.
+``clipping``           fraction of samples held at the lead's extreme value (a rail) in
+                       runs of ≥ 4 ms when the rail holds ≥ 3 such runs (R-wave tops
+                       cut by a saturating amplifier), else in one run of ≥ 50 ms;
+                       flat stretches excluded
 ``baseline_wander``    peak-to-peak (mV) of the baseline: the lead decimated to ~50 Hz,
                        then median-filtered over 200 ms and 600 ms,
                        ignoring 0.4 s at each end and 0.3 s around flat stretches
 ``mains_interference`` amplitude (mV) of a 50 or 60 Hz line: Welch power within ±1 Hz
                        above the neighbouring spectrum (±2–8 Hz), as √(2P)
 ``noise``              broadband RMS (mV): median Welch density (median over 2 s
-                       segments) in 100–150 Hz, as the white-noise RMS over the band
+                       segments) in 100–150 Hz of the lead high-passed at 80 Hz with
+                       its QRS complexes (±80 ms of each beat) gated out, as the
+                       white-noise RMS over the band
 =====================  ===============================================================
 
 Every measure has a borderline band ``[borderline, flag)``.  At or above
@@ -33,6 +40,7 @@ clinical judgement of the recording.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -56,6 +64,9 @@ __all__ = [
     "QualityConfig",
     "assess_leads",
     "assess_waveform",
+    "beat_times",
+    "butter_sos",
+    "dropout_mask",
     "flat_mask",
     "run",
 ]
@@ -70,10 +81,19 @@ MIN_SAMPLING_RATE_HZ = 250.0
 
 _FLAT_WINDOW_S = 0.2
 _FLAT_TOLERANCE_MV = 0.005
-_CLIP_RUN_S = 0.010
+#: A rail: held in runs of ≥ 4 ms at ≥ 3 places (cut R tops), or in one run of ≥ 50 ms.
+_CLIP_RUN_S = 0.004
+_CLIP_RUNS = 3
+_CLIP_LONE_RUN_S = 0.050
+#: A lead "shows beats" when its QRS windows reach this peak-to-peak (mV) ...
+_BEAT_MIN_MV = 0.1
+#: ... or this many times its sample noise (a disconnected lead shows noise only).
+_BEAT_OVER_NOISE = 4.0
+_BEAT_HALF_WINDOW_S = 0.08
 _WANDER_EDGE_S = 0.4
 _WELCH_SEGMENT_S = 2.0
 _NOISE_BAND_HZ = (100.0, 150.0)
+_NOISE_HIGHPASS_HZ = 80.0
 _MAINS_HZ = (50.0, 60.0)
 
 
@@ -160,21 +180,150 @@ def flat_mask(lead: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.bool_]
     return grown
 
 
+def butter_sos(
+    order: int, cutoff: float | tuple[float, float], kind: str, fs: float
+) -> npt.NDArray[np.float64]:
+    """A Butterworth filter's second-order sections, designed once per (order, cutoff, kind, rate).
+
+    Designing the filter costs more than applying it to a 10 s recording.  A
+    fresh copy is returned (scipy's filters want a writable array).
+    """
+    return np.array(_designed(order, cutoff, kind, fs))
+
+
+@functools.lru_cache(maxsize=64)
+def _designed(
+    order: int, cutoff: float | tuple[float, float], kind: str, fs: float
+) -> tuple[tuple[float, ...], ...]:
+    from scipy import signal
+
+    sos = signal.butter(order, cutoff, btype=kind, fs=fs, output="sos")
+    return tuple(tuple(float(v) for v in row) for row in sos)
+
+
+def beat_times(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.int64]:
+    """QRS times (samples) found on all leads together, for telling a dropout from a diastole.
+
+    Each lead's QRS energy (5–15 Hz, squared slope over 100 ms) is scaled by its
+    own 98th percentile and the leads are averaged, so a flat, disconnected or
+    noisy lead cannot hide the beats the others show.  Peaks above 30 % of the
+    average's 98th percentile, at least 250 ms apart, are beats.
+    """
+    from scipy import ndimage, signal
+
+    sos = butter_sos(2, (5.0, 15.0), "bandpass", fs)
+    band = signal.sosfiltfilt(sos, samples, axis=-1)
+    energy = ndimage.uniform_filter1d(
+        np.gradient(band, axis=-1) ** 2, size=max(3, round(0.1 * fs)), axis=-1
+    )
+    scale = np.quantile(energy, 0.98, axis=-1)
+    active = scale > 1e-12 * max(float(scale.max()), 1e-300)
+    if not active.any() or float(scale.max()) <= 0.0:
+        return np.zeros(0, dtype=np.int64)
+    fused = (energy[active] / scale[active, None]).mean(axis=0)
+    peaks, _ = signal.find_peaks(
+        fused, height=0.3 * float(np.quantile(fused, 0.98)), distance=max(1, round(0.25 * fs))
+    )
+    return np.asarray(peaks, dtype=np.int64)
+
+
+def _runs(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:
+    """[start, stop) of every run of True in ``mask``, as rows."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.astype(np.int8), [0]))))
+    return edges.reshape(-1, 2).astype(np.int64)
+
+
+def _silent(
+    lead: npt.NDArray[np.float64],
+    clean: npt.NDArray[np.float64],
+    beats: npt.NDArray[np.int64],
+    held: npt.NDArray[np.bool_],
+    fs: float,
+) -> bool:
+    """Whether a lead shows none of the recording's beats (a disconnected electrode).
+
+    Its QRS windows (±80 ms around each beat outside its held stretches, 0.5–40 Hz)
+    must reach 0.1 mV peak to peak or 4 × the lead's sample noise (the robust
+    standard deviation of its first difference, / √2); a lead of amplifier
+    noise reaches neither, a lead with even a small QRS reaches one.
+    """
+    half = round(_BEAT_HALF_WINDOW_S * fs)
+    n = clean.shape[0]
+    seen = [int(b) for b in beats if half <= b < n - half and not held[b]]
+    if len(seen) < 2:
+        return False
+    qrs = float(np.median([np.ptp(clean[b - half : b + half + 1]) for b in seen]))
+    if qrs >= _BEAT_MIN_MV:
+        return False
+    step = np.diff(lead)
+    noise = 1.4826 * float(np.median(np.abs(step - np.median(step)))) / math.sqrt(2.0)
+    return qrs < _BEAT_MIN_MV and qrs < _BEAT_OVER_NOISE * noise
+
+
+def _dropout(held: npt.NDArray[np.bool_], beats: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """The held stretches that span a beat (all of them when the recording shows none)."""
+    if beats.size == 0 or not held.any():
+        return held
+    dropout = np.zeros_like(held)
+    for start, stop in _runs(held):
+        if np.any((beats >= start) & (beats < stop)):
+            dropout[start:stop] = True
+    return dropout
+
+
+def dropout_mask(
+    samples: npt.NDArray[np.float64], row: int, fs: float, beats: npt.NDArray[np.int64]
+) -> npt.NDArray[np.bool_]:
+    """Where lead ``row`` of ``samples`` shows no beat (the ``flatline`` measure's mask).
+
+    ``beats`` are :func:`beat_times` of the whole recording.
+    """
+    lead = samples[row]
+    clean = _bandpassed(lead, fs)
+    return _lead_dropout(lead, clean, beats, flat_mask(lead, fs), fs)
+
+
+def _lead_dropout(
+    lead: npt.NDArray[np.float64],
+    clean: npt.NDArray[np.float64],
+    beats: npt.NDArray[np.int64],
+    held: npt.NDArray[np.bool_],
+    fs: float,
+) -> npt.NDArray[np.bool_]:
+    """One lead's no-beat mask: all of it when silent, else its held stretches spanning a beat."""
+    if _silent(lead, clean, beats, held, fs):
+        return np.ones_like(held)
+    return _dropout(held, beats)
+
+
+def _bandpassed(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.float64]:
+    from scipy import signal
+
+    sos = butter_sos(2, (0.5, 40.0), "bandpass", fs)
+    filtered: npt.NDArray[np.float64] = signal.sosfiltfilt(sos, samples, axis=-1)
+    return filtered
+
+
 def _clipped_fraction(
     lead: npt.NDArray[np.float64], flat: npt.NDArray[np.bool_], fs: float
 ) -> float:
-    from scipy import ndimage
+    """Samples held at either rail: runs of ≥ 4 ms when ≥ 3 share it, else one run ≥ 50 ms.
 
+    A saturating amplifier holds its rail repeatedly (every tall R top) or for
+    long; one short hold at the lead's extreme is as likely a sample-and-hold
+    glitch, and a natural peak is held for no more than a sample or two.
+    """
     active = lead[~flat]
     if active.size == 0 or active.max() == active.min():
         return 0.0
-    shortest = max(2, math.ceil(_CLIP_RUN_S * fs))
+    short = max(2, math.ceil(_CLIP_RUN_S * fs))
+    lone = max(short, math.ceil(_CLIP_LONE_RUN_S * fs))
     clipped = 0
     for rail in (active.max(), active.min()):
-        runs, count = ndimage.label((lead == rail) & ~flat)
-        if count:
-            lengths = np.bincount(runs.ravel())[1:]
-            clipped += int(lengths[lengths >= shortest].sum())
+        runs = _runs((lead == rail) & ~flat)
+        lengths = runs[:, 1] - runs[:, 0]
+        repeated = int(np.count_nonzero(lengths >= short)) >= _CLIP_RUNS
+        clipped += int(lengths[lengths >= (short if repeated else lone)].sum())
     return clipped / int(lead.shape[0])
 
 
@@ -183,7 +332,7 @@ def _decimated(samples: npt.NDArray[np.float64], fs: float) -> tuple[Any, int, f
     from scipy import signal
 
     step = max(1, int(fs // 50.0))
-    sos = signal.butter(4, 20.0, btype="lowpass", fs=fs, output="sos")
+    sos = butter_sos(4, 20.0, "lowpass", fs)
     return signal.sosfiltfilt(sos, samples, axis=-1)[:, ::step], step, fs / step
 
 
@@ -208,15 +357,28 @@ def _baseline_excursion(
 
 
 def _spectra(
-    samples: npt.NDArray[np.float64], fs: float
+    samples: npt.NDArray[np.float64], fs: float, beats: npt.NDArray[np.int64]
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """Welch spectra of every lead: mean-averaged (for lines), median-averaged (for noise)."""
+    """Welch spectra of every lead: mean-averaged (for lines), median-averaged (for noise).
+
+    The noise spectrum is taken with the QRS complexes gated out (their own
+    high-frequency content is signal) and scaled back by the fraction kept.
+    """
     from scipy import signal
 
     segment = min(samples.shape[1], round(_WELCH_SEGMENT_S * fs))
     freqs, mean_psd = signal.welch(samples, fs=fs, nperseg=segment, average="mean", axis=-1)
-    _, median_psd = signal.welch(samples, fs=fs, nperseg=segment, average="median", axis=-1)
-    return freqs, mean_psd, median_psd
+    keep = np.ones(samples.shape[1], dtype=bool)
+    half = round(_BEAT_HALF_WINDOW_S * fs)
+    for beat in beats:
+        keep[max(0, int(beat) - half) : int(beat) + half + 1] = False
+    kept = float(keep.mean())
+    if kept < 0.25:  # beats everywhere (or noise read as beats): nothing to gate
+        keep[:], kept = True, 1.0
+    sos = butter_sos(4, min(_NOISE_HIGHPASS_HZ, 0.4 * fs), "highpass", fs)
+    gated = signal.sosfiltfilt(sos, samples, axis=-1) * keep
+    _, median_psd = signal.welch(gated, fs=fs, nperseg=segment, average="median", axis=-1)
+    return freqs, mean_psd, median_psd / kept
 
 
 def _mains_amplitude(
@@ -242,14 +404,16 @@ def _noise_rms(freqs: npt.NDArray[np.float64], psd: npt.NDArray[np.float64], fs:
 
 
 def _measure_all(samples: npt.NDArray[np.float64], fs: float) -> list[dict[str, float]]:
-    freqs, mean_psd, median_psd = _spectra(samples, fs)
+    beats = beat_times(samples, fs)
+    freqs, mean_psd, median_psd = _spectra(samples, fs, beats)
     slow, step, rate = _decimated(samples, fs)
+    clean = _bandpassed(samples, fs)
     measures = []
     for row, lead in enumerate(samples):
         flat = flat_mask(lead, fs)
         measures.append(
             {
-                "flatline": float(flat.mean()),
+                "flatline": float(_lead_dropout(lead, clean[row], beats, flat, fs).mean()),
                 "clipping": _clipped_fraction(lead, flat, fs),
                 "baseline_wander": _baseline_excursion(slow[row], flat, step, rate),
                 "mains_interference": _mains_amplitude(freqs, mean_psd[row], fs),
@@ -259,9 +423,7 @@ def _measure_all(samples: npt.NDArray[np.float64], fs: float) -> list[dict[str, 
     return measures
 
 
-def assess_leads(
-    waveform: Waveform, config: QualityConfig = CONFIG_A
-) -> Mapping[str, LeadQuality]:
+def assess_leads(waveform: Waveform, config: QualityConfig = CONFIG_A) -> Mapping[str, LeadQuality]:
     """Measure every lead and classify each measure against ``config``.
 
     The recording must already meet :data:`MIN_DURATION_S` and
@@ -273,9 +435,7 @@ def assess_leads(
     measured = _measure_all(waveform.samples, waveform.sampling_rate_hz)
     for name, measures in zip(waveform.lead_names, measured, strict=True):
         flags = tuple(k for k in FLAGS if measures[k] >= config.band(k)[1])
-        borderline = tuple(
-            k for k in FLAGS if config.band(k)[0] <= measures[k] < config.band(k)[1]
-        )
+        borderline = tuple(k for k in FLAGS if config.band(k)[0] <= measures[k] < config.band(k)[1])
         result[name] = LeadQuality(measures=measures, flags=flags, borderline=borderline)
     return MappingProxyType(result)
 

@@ -423,3 +423,47 @@ def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     mutated = data.draw(corrupted(asset, header=512))
     for result in outputs_or_refusals(run, mutated, (CONFIG_A, CONFIG_B)):
         _valid(result)
+
+
+# -- physiological consistency (issue 11) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("found", "rr_ms", "expected", "reasons"),
+    [
+        ({"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 693.0}, 735.0,
+         {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": None},
+         {"pr_ms": None, "qrs_ms": None, "qt_ms": "inconsistent_with_rr"}),
+        ({"pr_ms": 160.0, "qrs_ms": 228.0, "qt_ms": 420.0}, 800.0,
+         {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+         {"pr_ms": "depends_on_qrs", "qrs_ms": "out_of_range", "qt_ms": "depends_on_qrs"}),
+        ({"pr_ms": 420.0, "qrs_ms": 90.0, "qt_ms": None}, 1000.0,
+         {"pr_ms": None, "qrs_ms": 90.0, "qt_ms": None},
+         {"pr_ms": "out_of_range", "qrs_ms": None, "qt_ms": "not_found"}),
+        ({"pr_ms": 250.0, "qrs_ms": 90.0, "qt_ms": 430.0}, 650.0,
+         {"pr_ms": None, "qrs_ms": 90.0, "qt_ms": 430.0},
+         {"pr_ms": "inconsistent_with_rr", "qrs_ms": None, "qt_ms": None}),
+        ({"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 400.0}, 1000.0,
+         {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 400.0},
+         {"pr_ms": None, "qrs_ms": None, "qt_ms": None}),
+    ],
+)
+def test_impossible_candidates_are_nulled_with_a_reason_never_clamped(
+    found: dict[str, float | None], rr_ms: float, expected: dict[str, float | None],
+    reasons: dict[str, str | None],
+) -> None:
+    """QT 693 ms at RR 735 ms and QRS 228 ms were emitted on a real infarction record."""
+    from pytest_openmed.components.ecg_intervals import NULL_REASONS, _checked
+
+    values, why = _checked(found, rr_ms)
+    assert values == expected and why == reasons
+    assert set(why.values()) - {None} <= set(NULL_REASONS)
+
+
+def test_every_output_says_which_leads_the_candidates_rest_on(nominal: list[Case]) -> None:
+    for case in nominal:
+        output = _valid(case.a)
+        assert output["delineation_leads"] == ["I", "II", "III", "aVR", "aVL", "aVF",
+                                               "V1", "V2", "V3", "V4", "V5", "V6"]
+        assert output["candidate_leads"] == {"pr_ms": 12, "qrs_ms": 12, "qt_ms": 12}
+        assert output["null_reasons"] == {"pr_ms": None, "qrs_ms": None, "qt_ms": None}

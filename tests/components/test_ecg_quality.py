@@ -45,6 +45,7 @@ from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.ecg import (
     ARTEFACT_KINDS,
     Artefact,
+    SyntheticECG,
     generate_ecg_quality,
     synthesise_ecg,
     waveform_json,
@@ -357,3 +358,52 @@ def test_flat_mask_marks_a_held_stretch_exactly() -> None:
     mask = flat_mask(lead, 500.0)
     assert mask[1000:1600].all()
     assert int(mask.sum()) == 600
+
+
+# -- a flat lead is a lead without beats (issue 11) -------------------------------------------
+
+
+@pytest.mark.parametrize("rate", [40.0, 90.0, 170.0])
+def test_a_disconnected_lead_is_flagged_on_that_lead_only(rate: float) -> None:
+    artefacts = [Artefact("flatline", "V3", 1.0, "disconnected")]
+    source = generate_ecg_quality(21, "adverse_acquisition", heart_rate_bpm=rate,
+                                  artefacts=artefacts)
+    found = _flags(run(source.asset))
+    assert found == {lead: ({"flatline"} if lead == "V3" else set()) for lead in found}
+
+
+def test_a_held_diastole_is_not_a_flatline_but_a_held_beat_is() -> None:
+    recording = synthesise_ecg(22, "nominal", heart_rate_bpm=40.0)
+    beats = recording.truth["beats"]
+    samples = np.array(recording.samples)
+    # 400 ms held at the baseline between the T wave of beat 2 and the P wave of beat 3.
+    quiet = round(beats[2]["t_offset"]) + 20
+    assert quiet + 200 < beats[3]["p_onset"]
+    samples[0, quiet : quiet + 200] = samples[0, quiet]
+    # 400 ms held across the QRS of beat 4 on lead V2.
+    r = beats[4]["r_peak"]
+    samples[7, r - 100 : r + 100] = samples[7, r - 100]
+    changed = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, samples,
+                           recording.truth)
+    quality = assess_leads(read_waveform(waveform_json(changed)))
+    assert quality["I"].measures["flatline"] == 0.0
+    assert quality["V2"].measures["flatline"] == pytest.approx(200 / samples.shape[1], abs=0.002)
+
+
+def test_one_short_hold_at_the_extreme_is_not_clipping_but_cut_r_tops_are() -> None:
+    recording = synthesise_ecg(23, "nominal", heart_rate_bpm=120.0)
+    samples = np.array(recording.samples)
+    lead = samples[1]
+    top = int(np.argmax(lead))
+    lead[top : top + 10] = lead[top]  # one 20 ms hold at the maximum (a glitch)
+    held = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, samples,
+                        recording.truth)
+    assert assess_leads(read_waveform(waveform_json(held)))["II"].measures["clipping"] == 0.0
+    cut = np.array(recording.samples)
+    rail = float(np.sort(cut[1])[-50])  # 1 % of the samples, on the tops of the R waves
+    cut[1] = np.minimum(cut[1], rail)
+    clipped = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, cut,
+                           recording.truth)
+    quality = assess_leads(read_waveform(waveform_json(clipped)))
+    assert "clipping" in quality["II"].flags
+    assert all(not q.flags for name, q in quality.items() if name != "II")

@@ -175,18 +175,17 @@ def test_recorded_severities_match_the_samples(adverse: list[SyntheticECG]) -> N
         lead = dict(zip(LEADS, recording.samples, strict=True))
         for artefact in recording.truth["artefacts"]:
             values = lead[artefact["lead"]]
-            if artefact["kind"] == "flatline":
+            if artefact.get("form") == "disconnected":
+                assert artefact["severity"] == 1.0
+                assert 0.008 <= float(np.std(values)) <= 0.012  # amplifier noise only
+            elif artefact["kind"] == "flatline":
                 start, stop = artefact["span"]
                 assert np.ptp(values[start:stop]) == 0.0
                 assert (stop - start) / values.shape[0] == pytest.approx(artefact["severity"])
+                beats = recording.truth["r_peaks"]
+                assert any(start <= r < stop for r in beats)  # a dropout hides a beat
             elif artefact["kind"] == "clipping":
-                fractions = []
-                for rail in (values.max(), values.min()):
-                    held = np.concatenate(([0], (values == rail).astype(int), [0]))
-                    edges = np.flatnonzero(np.diff(held))
-                    runs = edges[1::2] - edges[::2]
-                    fractions.append(runs[runs >= 0.010 * fs].sum() / values.shape[0])
-                assert max(fractions) == pytest.approx(artefact["severity"], abs=1e-6)
+                assert _rail_fraction(values, fs) == pytest.approx(artefact["severity"], abs=1e-6)
             elif artefact["kind"] == "mains_interference":
                 spectrum = np.abs(np.fft.rfft(values)) * 2.0 / values.shape[0]
                 freqs = np.fft.rfftfreq(values.shape[0], 1.0 / fs)
@@ -195,14 +194,22 @@ def test_recorded_severities_match_the_samples(adverse: list[SyntheticECG]) -> N
 
 
 def _rail_fraction(values: Any, fs: float) -> float:
-    """Largest share of samples held at either extreme in runs of at least 10 ms."""
+    """Largest share of samples held at either extreme, as ecg_quality documents it: runs of
+    at least 4 ms when there are at least three of them, else runs of at least 50 ms."""
     fractions = []
     for rail in (values.max(), values.min()):
         held = np.concatenate(([0], (values == rail).astype(int), [0]))
         edges = np.flatnonzero(np.diff(held))
         runs = edges[1::2] - edges[::2]
-        fractions.append(runs[runs >= 0.010 * fs].sum() / values.shape[0])
+        short = max(2, np.ceil(0.004 * fs))
+        shortest = short if np.count_nonzero(runs >= short) >= 3 else np.ceil(0.050 * fs)
+        fractions.append(runs[runs >= shortest].sum() / values.shape[0])
     return float(max(fractions))
+
+
+def test_the_adverse_slice_draws_disconnected_leads(adverse: list[SyntheticECG]) -> None:
+    forms = [a.get("form") for r in adverse for a in r.truth["artefacts"]]
+    assert "disconnected" in forms
 
 
 @pytest.mark.parametrize("seed", [1024, 1039])
@@ -303,3 +310,12 @@ def test_dicom_writer_refuses_what_16_bits_cannot_hold() -> None:
         waveform_dicom(recording, seed=19, units="V")
     general = synthesise_ecg(19, "nominal", duration_s=5.0, sampling_rate_hz=2000.0)
     assert _dataset(waveform_dicom(general, seed=19)).SOPClassUID.endswith(".9.1.2")
+
+
+@pytest.mark.parametrize(
+    ("kind", "severity", "form"),
+    [("flatline", 0.5, "disconnected"), ("noise", 0.1, "disconnected"), ("flatline", 1.0, "loose")],
+)
+def test_invalid_artefact_forms_are_refused(kind: str, severity: float, form: str) -> None:
+    with pytest.raises(ValueError):
+        Artefact(kind, "II", severity, form)

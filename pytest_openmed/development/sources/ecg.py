@@ -24,8 +24,11 @@ modulation and RR intervals a ±2 % sinus arrhythmia.  No R peak lies within
 
 Artefacts are injected per lead: ``adverse_acquisition`` draws one to three
 kinds on one to three leads each, at 1.4–4 × the flag level documented by
-``components.ecg_quality`` (flatlines over 15–60 % of the recording or the
-whole lead), and a flat lead carries nothing else; ``ambiguity_conflict``
+``components.ecg_quality`` (flatlines over 15–60 % of the recording, always
+spanning a beat, or the whole lead: held at zero, or a disconnected electrode
+showing only 10 µV RMS amplifier noise; clipping cuts the tops of the
+lead's dominant QRS deflection, R-wave tops on most leads), and a
+flat lead carries nothing else; ``ambiguity_conflict``
 draws one kind on one or two leads inside its borderline band.  The realised
 severity is recorded in the unit the quality component documents (clipping
 moves in steps, so a draw whose realised severity leaves its range is redrawn):
@@ -34,8 +37,12 @@ moves in steps, so a draw whose realised severity leaves its range is redrawn):
 ``noise``              RMS (mV) of added white Gaussian noise
 ``mains_interference`` amplitude (mV) of an added 50 or 60 Hz sinusoid
 ``baseline_wander``    peak-to-peak (mV) of an added slow drift (0.05–0.35 Hz)
-``clipping``           fraction of samples held at an amplifier rail in runs ≥ 10 ms
-``flatline``           fraction of the recording replaced by a constant (lead-off)
+``clipping``           fraction of samples held at an amplifier rail, counted as
+                       ``ecg_quality`` documents (runs ≥ 4 ms at ≥ 3 places, else
+                       one run ≥ 50 ms)
+``flatline``           fraction of the recording replaced by a constant (lead-off,
+                       spanning at least one beat) or, with ``form="disconnected"``,
+                       the whole lead replaced by amplifier noise (severity 1)
 =====================  ==========================================================
 
 Assets are ``openmed.waveform.v1`` JSON (mV to 0.1 µV) or, with
@@ -61,6 +68,7 @@ from pytest_openmed._canonical import canonical_bytes
 from pytest_openmed.development.sources import GeneratedSource, check_slice
 
 __all__ = [
+    "ARTEFACT_FORMS",
     "ARTEFACT_KINDS",
     "DICOM_MEDIA_TYPE",
     "JSON_MEDIA_TYPE",
@@ -83,8 +91,14 @@ _LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "
 #: Horizontal-plane angles (degrees from left towards anterior) of V1..V6.
 _PRECORDIAL_ANGLES = (115.0, 95.0, 75.0, 60.0, 30.0, 0.0)
 _PRECORDIAL_GAIN = 1.3
-#: Shortest run (s) of rail samples that counts as clipping.
-_CLIP_RUN_S = 0.010
+#: Rail runs that count as clipping: ≥ 4 ms at ≥ 3 places, else one run ≥ 50 ms.
+_CLIP_RUN_S = 0.004
+_CLIP_RUNS = 3
+_CLIP_LONE_RUN_S = 0.050
+#: RMS (mV) of the amplifier noise a disconnected electrode shows.
+_DISCONNECTED_NOISE_MV = 0.010
+#: Artefact forms: how a kind is realised (``""``: the plain one).
+ARTEFACT_FORMS = {"flatline": ("", "disconnected")}
 _EDGE_MARGIN_S = 0.12
 _MDC_CODES = {
     "I": "2:1",
@@ -102,11 +116,16 @@ _CARRIER_DECIMALS = {"json": 4, "dicom": 3}
 
 @dataclass(frozen=True, slots=True)
 class Artefact:
-    """One injected artefact: its kind, the lead it is on and its severity (documented unit)."""
+    """One injected artefact: its kind, the lead it is on and its severity (documented unit).
+
+    ``form`` picks a variant of the kind: ``"disconnected"`` for a flatline is a
+    whole lead of amplifier noise instead of a held level.
+    """
 
     kind: str
     lead: str
     severity: float
+    form: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ARTEFACT_KINDS:
@@ -117,6 +136,10 @@ class Artefact:
             raise ValueError("artefact severity must be a positive finite number")
         if self.kind in ("flatline", "clipping") and self.severity > 1.0:
             raise ValueError("flatline and clipping severities are fractions")
+        if self.form not in ARTEFACT_FORMS.get(self.kind, ("",)):
+            raise ValueError("artefact form is not one of its kind's forms")
+        if self.form == "disconnected" and self.severity != 1.0:
+            raise ValueError("a disconnected lead is disconnected for the whole recording")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -270,11 +293,13 @@ def _beat_times(
 
 
 def _rail_fraction(lead: NDArray[np.float64], rail: float, fs: float) -> float:
-    """Fraction of samples equal to ``rail`` in runs lasting at least 10 ms."""
+    """Fraction of samples equal to ``rail`` in runs ≥ 4 ms when ≥ 3 such, else one ≥ 50 ms."""
     held = np.concatenate(([False], lead == rail, [False]))
     edges = np.flatnonzero(np.diff(held.astype(np.int8)))
     lengths = edges[1::2] - edges[::2]
-    minimum = max(2, math.ceil(_CLIP_RUN_S * fs))
+    short = max(2, math.ceil(_CLIP_RUN_S * fs))
+    lone = max(short, math.ceil(_CLIP_LONE_RUN_S * fs))
+    minimum = short if int(np.count_nonzero(lengths >= short)) >= _CLIP_RUNS else lone
     return float(lengths[lengths >= minimum].sum()) / int(lead.shape[0])
 
 
@@ -320,11 +345,14 @@ def _inject(
     fs: float,
     artefacts: Sequence[Artefact],
     decimals: int,
+    r_peaks: NDArray[np.int64],
 ) -> list[dict[str, Any]]:
     """Apply the artefacts in acquisition order; return their truth records.
 
     Each record has the kind, lead and realised severity; a flatline also has
-    its ``span`` [first sample, end sample).
+    its ``span`` [first sample, end sample), moved when needed to span the R
+    peak nearest its middle (a dropout hides a beat; a held diastole hides
+    nothing), and a disconnected lead its ``form``.
     """
     t = np.arange(leads.shape[1]) / fs
     realised: list[dict[str, Any]] = []
@@ -333,6 +361,8 @@ def _inject(
         row = _LEADS.index(artefact.lead)
         severity = artefact.severity
         record: dict[str, Any] = {"kind": artefact.kind, "lead": artefact.lead}
+        if artefact.form:
+            record["form"] = artefact.form
         if artefact.kind == "baseline_wander":
             leads[row] += _wander(rng, t, severity)
         elif artefact.kind == "mains_interference":
@@ -343,9 +373,16 @@ def _inject(
             leads[row] += rng.normal(0.0, severity, leads.shape[1])
         elif artefact.kind == "clipping":
             leads[row], severity = _clip(leads[row], severity, fs, decimals)
+        elif artefact.form == "disconnected":
+            leads[row] = rng.normal(0.0, _DISCONNECTED_NOISE_MV, leads.shape[1])
+            record["span"] = [0, leads.shape[1]]
         else:
             length = min(leads.shape[1], round(severity * leads.shape[1]))
             start = int(rng.integers(0, leads.shape[1] - length + 1))
+            inside = (r_peaks >= start) & (r_peaks < start + length)
+            if r_peaks.size and not inside.any():
+                nearest = int(r_peaks[np.argmin(np.abs(r_peaks - (start + length // 2)))])
+                start = min(max(0, nearest - length // 2), leads.shape[1] - length)
             if length >= leads.shape[1]:
                 leads[row] = 0.0  # lead-off: the whole channel reads zero
             else:
@@ -386,8 +423,12 @@ def _draw_artefacts(
         flag = CONFIG_A.band(kind)[1]
         for lead in leads:
             if kind == "flatline":
-                severity = 1.0 if rng.random() < 0.3 else rng.uniform(0.15, 0.6)
+                whole = rng.random()
+                severity = 1.0 if whole < 0.3 else rng.uniform(0.15, 0.6)
                 flat.add(lead)
+                if whole < 0.15:
+                    artefacts.append(Artefact(kind, lead, severity, "disconnected"))
+                    continue
             elif kind == "clipping":
                 severity = flag * rng.uniform(1.6, 4.0)
             else:
@@ -470,12 +511,13 @@ def synthesise_ecg(
         t_onset = qrs_onset + qrs + morphology.st_duration
         _add_t_wave(basis[4], fs, t_onset, qrs_onset + morphology.qt - t_onset, 1.0)
     leads = morphology.weights @ basis
+    r_peaks = np.round(times[(times >= 0.0) & (times < n / fs)] * fs).astype(np.int64)
     t = np.arange(n) / fs
     for row in range(len(_LEADS)):
         leads[row] += rng.normal(0.0, rng.uniform(0.004, 0.010), n)
         leads[row] += _wander(rng, t, rng.uniform(0.02, 0.12))
     if artefacts is not None:
-        realised = _inject(rng, leads, fs, list(artefacts), decimals)
+        realised = _inject(rng, leads, fs, list(artefacts), decimals, r_peaks)
     else:
         # Clipping severities move in steps: redraw until every realised severity
         # lies where the slice promises (above 1.4 × the flag level, or in the band).
@@ -483,7 +525,7 @@ def synthesise_ecg(
         for _ in range(50):
             leads = clean.copy()
             realised = _inject(
-                rng, leads, fs, _draw_artefacts(rng, slice_name, focus_lead), decimals
+                rng, leads, fs, _draw_artefacts(rng, slice_name, focus_lead), decimals, r_peaks
             )
             if all(_in_slice(slice_name, record) for record in realised):
                 break

@@ -1,0 +1,253 @@
+"""ecg_quality and ecg_intervals on vendored real recordings (issue 11).
+
+Each LUDB record in ``tests/data/ecg`` pinned a defect: a quiet diastole read
+as a flatline (12, 24), a QRS or QT read far too long on ST deviation (12, 24),
+a false first-degree block (27), a PR reported in atrial fibrillation (38).
+The cardiologists' reference interval of a record is the median over leads of
+each lead's median over its annotated beats.  Disconnected leads and sparse
+R-top clipping are injected into a real recording's lead.  The full
+development set is run by ``validation/ecg.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import statistics
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from jsonschema import Draft202012Validator
+
+from pytest_openmed.components import ecg_intervals, ecg_quality
+from pytest_openmed.schemas import load_schema
+
+wfdb = pytest.importorskip("wfdb")
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "ecg"
+LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
+LUDB_NAMES = ("i", "ii", "iii", "avr", "avl", "avf", "v1", "v2", "v3", "v4", "v5", "v6")
+INTERVALS_VALIDATOR = Draft202012Validator(load_schema("component-ecg_intervals"))
+#: Issue 11's gross-error limits (ms).
+GROSS_MS = {"pr_ms": 50.0, "qrs_ms": 40.0, "qt_ms": 60.0}
+
+
+@contextlib.contextmanager
+def _reading() -> Iterator[None]:
+    """wfdb reads annotations through pandas, which warns about wfdb's own calls."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", FutureWarning)
+        yield
+
+
+def _asset(fs: float, leads: dict[str, Any]) -> bytes:
+    document = {
+        "format": "openmed.waveform.v1",
+        "sampling_rate_hz": fs,
+        "units": "mV",
+        "leads": [
+            {"name": name, "samples": np.round(leads[name], 4).tolist()}
+            for name in LEADS
+            if name in leads
+        ],
+    }
+    return json.dumps(document).encode()
+
+
+def _ludb(number: int) -> tuple[float, dict[str, Any]]:
+    with _reading():
+        record = wfdb.rdrecord(str(DATA / "ludb" / str(number)))
+    columns = [name.lower() for name in record.sig_name]
+    leads = {
+        std: np.asarray(record.p_signal[:, columns.index(name)], dtype=np.float64)
+        for name, std in zip(LUDB_NAMES, LEADS, strict=True)
+    }
+    return float(record.fs), leads
+
+
+def _waves(number: int, lead: str) -> dict[str, list[tuple[int, int, int]]]:
+    with _reading():
+        annotation = wfdb.rdann(str(DATA / "ludb" / str(number)), lead)
+    samples, symbols = list(annotation.sample), list(annotation.symbol)
+    waves: dict[str, list[tuple[int, int, int]]] = {"p": [], "N": [], "t": []}
+    for k in range(1, len(symbols) - 1):
+        if symbols[k] in waves and symbols[k - 1] == "(" and symbols[k + 1] == ")":
+            waves[symbols[k]].append((int(samples[k - 1]), int(samples[k]), int(samples[k + 1])))
+    return waves
+
+
+def _reference(number: int, fs: float) -> dict[str, float | None]:
+    """Median over leads of each lead's median PR / QRS / QT over its annotated beats (ms)."""
+    per_lead: dict[str, list[float]] = {"pr_ms": [], "qrs_ms": [], "qt_ms": []}
+    ms = 1000.0 / fs
+    for name in LUDB_NAMES:
+        waves = _waves(number, name)
+        found: dict[str, list[float]] = {key: [] for key in per_lead}
+        qrs = waves["N"]
+        for k, (onset, _peak, offset) in enumerate(qrs):
+            found["qrs_ms"].append((offset - onset) * ms)
+            before = qrs[k - 1][2] if k else -1
+            after = qrs[k + 1][0] if k + 1 < len(qrs) else 10**9
+            p = [w for w in waves["p"] if before < w[1] < onset]
+            t = [w for w in waves["t"] if offset < w[1] < after]
+            if p:
+                found["pr_ms"].append((onset - p[-1][0]) * ms)
+            if t:
+                found["qt_ms"].append((t[0][2] - onset) * ms)
+        for key, values in found.items():
+            if values:
+                per_lead[key].append(statistics.median(values))
+    return {k: (statistics.median(v) if v else None) for k, v in per_lead.items()}
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[int, tuple[float, dict[str, Any], bytes]]:
+    loaded = {}
+    for number in (12, 24, 27, 38):
+        fs, leads = _ludb(number)
+        loaded[number] = (fs, leads, _asset(fs, leads))
+    return loaded
+
+
+def _flagged(result: Any) -> dict[str, set[str]]:
+    return {k: set(v["flags"]) for k, v in result.output["leads"].items() if v["flags"]}
+
+
+# -- ecg_quality ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", [12, 24, 27])
+def test_a_quiet_diastole_in_real_bradycardia_is_not_a_flatline(
+    records: dict[int, tuple[float, dict[str, Any], bytes]], number: int
+) -> None:
+    """Under 60 bpm the stretch between beats is quiet for longer than 200 ms."""
+    for config in (ecg_quality.CONFIG_A, ecg_quality.CONFIG_B):
+        result = ecg_quality.run(records[number][2], config)
+        assert not any("flatline" in flags for flags in _flagged(result).values())
+        assert result.output["overall"] == "acceptable"
+
+
+@pytest.mark.parametrize("lead", ["II", "aVL", "V4"])
+def test_a_disconnected_lead_of_a_real_recording_is_flagged_on_that_lead_only(
+    records: dict[int, tuple[float, dict[str, Any], bytes]], lead: str
+) -> None:
+    fs, leads, _ = records[12]
+    changed = dict(leads)
+    changed[lead] = np.random.default_rng(11).normal(0.0, 0.010, leads[lead].shape[0])
+    result = ecg_quality.run(_asset(fs, changed))
+    assert _flagged(result) == {lead: {"flatline"}}
+    assert result.output["overall"] == "unacceptable"
+
+
+@pytest.mark.parametrize("lead", ["II", "aVR", "V5"])
+def test_clipping_of_real_r_wave_tops_is_flagged_on_that_lead_only(
+    records: dict[int, tuple[float, dict[str, Any], bytes]], lead: str
+) -> None:
+    """A rail that holds 1 % of the samples on the tops of the tallest waves: at 112 bpm
+    (record 38) the runs are shorter than 10 ms, which the former rule required."""
+    fs, leads, _ = records[38]
+    values = np.round(leads[lead], 4)
+    sign = 1.0 if values.max() >= -values.min() else -1.0
+    oriented = sign * values
+    rail = float(np.sort(oriented)[-round(0.01 * oriented.shape[0])])
+    changed = dict(leads)
+    changed[lead] = sign * np.minimum(oriented, rail)
+    result = ecg_quality.run(_asset(fs, changed))
+    assert _flagged(result) == {lead: {"clipping"}}
+
+
+# -- ecg_intervals -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", [12, 24, 27])
+def test_real_intervals_stay_within_the_gross_error_limits(
+    records: dict[int, tuple[float, dict[str, Any], bytes]], number: int
+) -> None:
+    """12: QRS 198 / QT 501 ms were read for 86 / 388; 24 (LBBB, STEMI): QRS 204 ms; 27: PR
+    251 ms for 164 (a false first-degree block)."""
+    fs, _, asset = records[number]
+    reference = _reference(number, fs)
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(asset, config)
+        INTERVALS_VALIDATOR.validate(result.to_dict())
+        assert not result.abstained
+        candidates = result.output["candidates"]
+        for name, limit in GROSS_MS.items():
+            expected = reference[name]
+            assert expected is not None and candidates[name] is not None, name
+            assert abs(candidates[name] - expected) <= limit, name
+        assert result.output["candidate_leads"] == {"pr_ms": 12, "qrs_ms": 12, "qt_ms": 12}
+        assert result.output["delineation_leads"] == list(LEADS)
+
+
+def test_real_r_peaks_of_an_infarction_with_bundle_branch_block_lie_in_their_qrs(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    fs, _, asset = records[24]
+    complexes = _waves(24, "ii")["N"]
+    peaks = ecg_intervals.run(asset).output["r_peaks"]
+    margin = 0.02 * fs
+    inside = [any(on - margin <= p <= off + margin for on, _, off in complexes) for p in peaks]
+    annotated = [p for p in peaks if complexes[0][0] - margin <= p <= complexes[-1][2] + margin]
+    assert len(annotated) == len(complexes)
+    assert all(inside[peaks.index(p)] for p in annotated)
+
+
+def test_no_pr_is_reported_in_real_atrial_fibrillation(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(records[38][2], config)
+        assert not result.abstained
+        assert result.output["candidates"]["pr_ms"] is None
+        assert result.output["null_reasons"]["pr_ms"] == "not_found"
+        assert result.output["candidates"]["qrs_ms"] is not None
+
+
+def test_fewer_leads_are_said_in_the_output(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    fs, leads, _ = records[27]
+    result = ecg_intervals.run(_asset(fs, {"II": leads["II"]}))
+    INTERVALS_VALIDATOR.validate(result.to_dict())
+    assert result.output["delineation_leads"] == ["II"]
+    assert result.output["candidate_leads"]["qrs_ms"] == 1
+
+
+def test_real_mitbih_beats_are_all_found_in_ten_second_windows() -> None:
+    with _reading():
+        record = wfdb.rdrecord(str(DATA / "mitbih" / "100s"))
+        annotation = wfdb.rdann(str(DATA / "mitbih" / "100s"), "atr")
+    fs = float(record.fs)
+    beats = np.asarray(
+        [s for s, sym in zip(annotation.sample, annotation.symbol, strict=True) if sym in "NAV"]
+    )
+    window, edge, tolerance = round(10 * fs), round(0.3 * fs), 0.075 * fs
+    found = expected = detected = 0
+    for start in range(0, record.p_signal.shape[0] - window + 1, window):
+        leads = {
+            "II": record.p_signal[start : start + window, 0],
+            "V5": record.p_signal[start : start + window, 1],
+        }
+        result = ecg_intervals.run(_asset(fs, leads))
+        assert not result.abstained
+        truth = [
+            b - start
+            for b in beats
+            if start + edge - tolerance <= b <= start + window - edge + tolerance
+        ]
+        peaks = [
+            p
+            for p in result.output["r_peaks"]
+            if edge - tolerance <= p <= window - edge + tolerance
+        ]
+        expected += len(truth)
+        detected += len(peaks)
+        found += sum(any(abs(p - t) <= tolerance for p in peaks) for t in truth)
+    assert expected >= 60
+    assert found == expected and detected == expected
