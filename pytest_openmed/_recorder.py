@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -131,8 +131,12 @@ def gate_record(
     """
     from pytest_openmed._canonical import canonical_json
 
+    extra: dict[str, Any] = {}
+    if result is not None and result.public_report is not None:
+        extra["public_report"] = json.loads(result.public_report)
     return canonical_json(
         {
+            **extra,
             "group": group,
             "order": order,
             "kind": kind,
@@ -145,7 +149,17 @@ def gate_record(
     )
 
 
+#: ``workeroutput`` key carrying a worker's deselected gate items to the xdist controller.
+_DESELECTED_OUTPUT = "openmed_deselected_gates"
+
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
+
+
+def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+    shown = {key: entry[key] for key in _ENTRY_KEYS}
+    if "public_report" in entry:
+        shown["public_report"] = entry["public_report"]
+    return shown
 
 
 def _plural(count: int, noun: str) -> str:
@@ -173,6 +187,14 @@ class GateRecorder:
         self.usage_error = False
         #: Usable baseline entries naming no collected gate (``None``: not counted here).
         self.baseline_unmatched: int | None = None
+        self.deselected_gates: set[str] = set()
+
+    def note_deselected(self, nodeids: Iterable[str]) -> None:
+        """Gate items that ``--openmed-only``/``--openmed-skip`` deselected (sent on by workers)."""
+        self.deselected_gates.update(nodeids)
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[_DESELECTED_OUTPUT] = sorted(self.deselected_gates)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """A usage error found by an xdist worker during collection (see ``plugin``)."""
@@ -181,11 +203,12 @@ class GateRecorder:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        """An xdist worker's baseline count (it collected; the controller did not)."""
+        """An xdist worker's baseline count and deselected gate items (it collected)."""
         output = getattr(node, "workeroutput", None) or {}
         unmatched = output.get(BASELINE_OUTPUT)
         if type(unmatched) is int:
             self.baseline_unmatched = unmatched
+        self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
@@ -232,13 +255,22 @@ class GateRecorder:
                 "statuses": statuses,
                 "items": items,
             },
-            "gates": [{key: entry[key] for key in _ENTRY_KEYS} for entry in gates],
+            "gates": [_report_entry(entry) for entry in gates],
             "waivers": [
                 waiver.to_dict(applied=waiver.gate in self.applied_waivers)
                 for waiver in self.options.waivers
             ],
             "extensions": {},
+            **self._selection_and_overrides(),
         }
+
+    def _selection_and_overrides(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.options.max_rate is not None:
+            extra["overrides"] = {"max_unsupported_rate": self.options.max_rate}
+        if self.options.gate_selection is not None:
+            extra["deselected_gates"] = sorted(self.deselected_gates)
+        return extra
 
     def _run_metadata(self, exitstatus: int | None) -> dict[str, Any]:
         """How the run went and what it ran with: enough to tell a partial run from a full one.
@@ -275,7 +307,8 @@ class GateRecorder:
         self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        if options.report_path is None and options.markdown_path is None:
+        files = (options.report_path, options.markdown_path, options.html_path)
+        if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
         report = self.build_report(session.exitstatus)
@@ -286,6 +319,10 @@ class GateRecorder:
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
             else:
                 self._write(session, options.report_path, text)
+        if not self.hook_failed and (
+            options.history_dir is not None or options.html_path is not None
+        ):
+            self._history_and_html(session, report)
         from pytest_openmed.summary import render_markdown
 
         markdown = render_markdown(report)
@@ -298,6 +335,33 @@ class GateRecorder:
             except OSError:
                 self.write_failed = True
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+
+    def _history_and_html(self, session: pytest.Session, report: dict[str, Any]) -> None:
+        """Store the run when asked, then render the HTML with the stored runs as its trend."""
+        import datetime
+
+        from pytest_openmed.report.history import load_history, store_run
+
+        options = self.options
+        history: list[tuple[str, dict[str, Any]]] = []
+        if options.history_dir is not None:
+            try:
+                store_run(
+                    options.history_dir,
+                    json.dumps(report, indent=2, sort_keys=True) + "\n",
+                    keep=options.history_keep,
+                    now=datetime.datetime.now(datetime.UTC),
+                    environ=os.environ,
+                )
+            except OSError:
+                self.write_failed = True
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            if options.html_path is not None:
+                history, _ = load_history(options.history_dir)
+        if options.html_path is not None:
+            from pytest_openmed.report.html import render_html
+
+            self._write(session, options.html_path, render_html(report, history))
 
     def _amended(self, report: dict[str, Any]) -> str | None:
         """The report text after ``pytest_openmed_report`` ran; ``None`` if it broke the report.

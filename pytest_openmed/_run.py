@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_openmed.report.history import DEFAULT_KEEP
+
 if TYPE_CHECKING:
     from pytest_openmed.baseline import Baseline
     from pytest_openmed.gatefile import GateSettings
@@ -30,6 +32,7 @@ __all__ = [
     "parse_env_name",
     "parse_min_cell",
     "parse_planner_ref",
+    "parse_rate",
     "parse_resamples",
     "parse_seed",
     "run_options_key",
@@ -73,6 +76,21 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 parse_seed = _int_in(0, 2**63 - 1, "seed")
 parse_resamples = _int_in(1, 100_000, "resamples")
 parse_min_cell = _int_in(5, 1_000_000, "min_cell")
+parse_history_keep = _int_in(1, 10_000, "openmed_history_keep")
+
+
+def parse_rate(text: str) -> float:
+    """A threshold rate from 0 to 1 (``--openmed-max-rate``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("rate must be a number from 0 to 1") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise ValueError("rate must be a number from 0 to 1")
+    return value
+
+
+parse_rate.__name__ = "rate"
 
 
 def parse_env_name(text: str) -> str:
@@ -107,6 +125,12 @@ class RunOptions:
     step_summary: bool
     baseline: Baseline | None
     waivers: tuple[Waiver, ...]
+    # Reports people read, run history and CI switches (docs/html-report.md, docs/history.md).
+    html_path: Path | None = None
+    history_dir: Path | None = None
+    history_keep: int = DEFAULT_KEEP
+    max_rate: float | None = None
+    gate_selection: str | None = None  # "only", "skip" or None
 
     @property
     def settings(self) -> GateSettings:
@@ -119,6 +143,7 @@ class RunOptions:
             min_cell=self.min_cell,
             key_env=self.key_env,
             record=self.record,
+            max_rate=self.max_rate,
         )
 
 
@@ -183,12 +208,29 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
                 planners.append(parse_planner_ref(str(line)))
             except ValueError as error:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
-    baseline = _load_baseline(resolve_path(config, "openmed_baseline", "openmed_baseline"))
+    baseline_path = resolve_path(config, "openmed_baseline", "openmed_baseline")
+    history_dir = resolve_path(config, "openmed_history", "openmed_history")
+    compare = config.getoption("openmed_compare")
+    if compare is not None and baseline_path is not None:
+        raise pytest.UsageError(
+            "openmed: --openmed-compare and --openmed-baseline both name a baseline; use one"
+        )
+    baseline: Baseline | None = (
+        _compare_baseline(history_dir, compare)
+        if compare is not None
+        else _load_baseline(baseline_path)
+    )
+    only, skip = config.getoption("openmed_only"), config.getoption("openmed_skip")
+    if only and skip:
+        raise pytest.UsageError("openmed: --openmed-only and --openmed-skip exclude each other")
     waivers = _load_waivers(resolve_path(config, "openmed_waivers", "openmed_waivers"))
     report_path = resolve_path(config, "openmed_report", "openmed_report")
     markdown_path = resolve_path(config, "openmed_markdown", "openmed_markdown")
     check_writable(config, report_path, "openmed_report")
     check_writable(config, markdown_path, "openmed_markdown")
+    html_path = resolve_path(config, "openmed_html", "openmed_html")
+    check_writable(config, html_path, "openmed_html")
+    _check_history_dir(config, history_dir)
     step_summary = not config.getoption("openmed_no_step_summary") and bool(
         config.getini("openmed_step_summary")
     )
@@ -205,6 +247,13 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         step_summary=step_summary,
         baseline=baseline,
         waivers=waivers,
+        html_path=html_path,
+        history_dir=history_dir,
+        history_keep=resolve(
+            config, "openmed_history_keep", "openmed_history_keep", parse_history_keep, DEFAULT_KEEP
+        ),
+        max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
+        gate_selection="only" if only else "skip" if skip else None,
     )
 
 
@@ -217,6 +266,35 @@ def _record(config: pytest.Config) -> bool:
             "run it without pytest-xdist (-n)"
         )
     return record
+def _check_history_dir(config: pytest.Config, directory: Path | None) -> None:
+    """The history directory must be a writable directory, or creatable in a writable one."""
+    if directory is None or hasattr(config, "workerinput"):
+        return
+    if not directory.exists():
+        check_writable(config, directory, "openmed_history")
+    elif not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+        option = (
+            "--openmed-history" if config.getoption("openmed_history") else "ini openmed_history"
+        )
+        raise pytest.UsageError(
+            f"openmed: {option} names no writable directory (OPENMED-REPORT-PATH)"
+        )
+
+
+def _compare_baseline(history_dir: Path | None, ref: str) -> Baseline:
+    from pytest_openmed.report.history import HistoryError, resolve_ref
+
+    if history_dir is None:
+        raise pytest.UsageError(
+            "openmed: --openmed-compare needs --openmed-history DIR (or ini openmed_history)"
+        )
+    try:
+        path = resolve_ref(history_dir, ref)
+    except HistoryError as error:
+        raise pytest.UsageError(f"openmed: {error}") from None
+    baseline = _load_baseline(path)
+    assert baseline is not None
+    return baseline
 
 
 def _load_baseline(path: Path | None) -> Baseline | None:

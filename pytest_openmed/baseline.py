@@ -59,12 +59,14 @@ class Baseline:
         if previous is None or current is None:
             return result
         lower, rate, _ = current
-        _, baseline_rate, baseline_upper = previous
-        if lower <= baseline_upper:
-            return result
+        baseline_lower, baseline_rate, baseline_upper = previous
         metrics = dict(result.metrics)
+        # The baseline's interval travels with every matched verdict: the HTML report draws it.
+        metrics["baseline_lower"] = baseline_lower
         metrics["baseline_rate"] = baseline_rate
         metrics["baseline_upper"] = baseline_upper
+        if lower <= baseline_upper:
+            return GateResult(result.kind, result.status, result.reason, metrics)
         metrics["rate_increase"] = round(rate - baseline_rate, 6)
         return GateResult(result.kind, GateStatus.THRESHOLD, "baseline_regression", metrics)
 

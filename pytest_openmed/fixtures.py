@@ -54,6 +54,9 @@ class ClaimScorer:
         self._thresholds = dict(marker.thresholds)
         self._classes = marker.classes
         self._calls = 0
+        if self._thresholds.get("max_unsupported_rate") is None:
+            # --openmed-max-rate applies only where the marker sets no overall rate.
+            self._thresholds["max_unsupported_rate"] = settings.max_rate
 
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05

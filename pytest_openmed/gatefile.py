@@ -108,6 +108,8 @@ class GateSettings:
     key_env: str | None = None
     #: ``--openmed-record``: planner gates with a cassette call their model and rewrite it.
     record: bool = False
+    #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
+    max_rate: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

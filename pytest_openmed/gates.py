@@ -79,8 +79,13 @@ class GateResult:
     status: GateStatus
     reason: str = "ok"
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+    #: Pack gates: canonical JSON of the multimodal public report (suppressed aggregates
+    #: only), carried to the JSON gate report for the HTML report; not in failure texts.
+    public_report: str | None = None
 
     def __post_init__(self) -> None:
+        if self.public_report is not None and not _is_json_object(self.public_report):
+            raise ValueError("gate public_report must be the JSON text of an object")
         if self.kind not in GATE_KINDS:
             raise ValueError("gate kind must be one of: " + ", ".join(GATE_KINDS))
         if not isinstance(self.status, GateStatus):
@@ -139,6 +144,17 @@ class GateResult:
         return (
             f"GateResult(kind={self.kind!r}, status={self.status.value!r}, reason={self.reason!r})"
         )
+
+
+def _is_json_object(text: object) -> bool:
+    import json
+
+    if type(text) is not str:
+        return False
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
 
 
 def _check_metric(value: object) -> MetricValue:

@@ -33,8 +33,10 @@ from pytest_openmed._recorder import (
 from pytest_openmed._run import (
     cli_type,
     parse_env_name,
+    parse_history_keep,
     parse_min_cell,
     parse_planner_ref,
+    parse_rate,
     parse_resamples,
     parse_seed,
     resolve_run_options,
@@ -108,6 +110,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "fail claims gates whose interval lies above this earlier report's.",
     )
     _path_option(parser, group, "waivers", "TOML file of bounded waivers for known gate failures.")
+    _path_option(
+        parser, group, "html", "write a self-contained HTML gate report (from the JSON) to PATH."
+    )
+    _path_option(
+        parser,
+        group,
+        "history",
+        "store this run's gate report in directory PATH under a time-sortable name.",
+    )
+    group.addoption(
+        "--openmed-compare",
+        dest="openmed_compare",
+        nargs="?",
+        const="latest",
+        default=None,
+        metavar="REF",
+        help="use the newest stored run of --openmed-history (or the one named REF) as the "
+        "baseline.",
+    )
+    group.addoption(
+        "--openmed-only",
+        action="store_true",
+        default=False,
+        dest="openmed_only",
+        help="run only gate items (deselect every other test).",
+    )
+    group.addoption(
+        "--openmed-skip",
+        action="store_true",
+        default=False,
+        dest="openmed_skip",
+        help="deselect gate items (reported as deselected); run every other test.",
+    )
     group.addoption(
         "--openmed-no-step-summary",
         action="store_true",
@@ -132,6 +167,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parse_env_name,
             "environment variable holding the evaluator key for pack gates.",
         ),
+        (
+            "max-rate",
+            parse_rate,
+            "max_unsupported_rate of every claims gate that sets none (0 to 1).",
+        ),
+        (
+            "history-keep",
+            parse_history_keep,
+            "stored runs kept in the history directory (default 50).",
+        ),
     ):
         dest = "openmed_" + name.replace("-", "_")
         group.addoption(
@@ -140,7 +185,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             type=cli_type(parse),
             default=None,
             help=text,
-            metavar="NAME" if name == "key-env" else "N",
+            metavar={"key-env": "NAME", "max-rate": "RATE"}.get(name, "N"),
         )
         parser.addini(dest, text, type="string", default="")
     parser.addini(
@@ -225,6 +270,32 @@ def pytest_collection_modifyitems(
         _check_baseline(session, options.baseline, items)
     if options.waivers:
         _apply_waivers(session, options.waivers, items)
+    if options.gate_selection is not None:
+        _select_gates(config, options.gate_selection, items)
+
+
+def _is_gate_item(item: pytest.Item) -> bool:
+    """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
+    from pytest_openmed._items import GateItem
+
+    if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
+        return True
+    fixtures = getattr(item, "fixturenames", ())
+    return "claim_scorer" in fixtures or "qualify_planner" in fixtures
+
+
+def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item]) -> None:
+    """``--openmed-only`` keeps gate items, ``--openmed-skip`` deselects them (and says which)."""
+    keep_gates = selection == "only"
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        (kept if _is_gate_item(item) == keep_gates else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    recorder = config.stash[_recorder_key]
+    recorder.note_deselected(item.nodeid for item in dropped if _is_gate_item(item))
 
 
 def _collect_option_gates(

@@ -165,29 +165,54 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _counts_line(summary: Mapping[str, Any]) -> str:
+    verdicts = f"{summary['gates']} verdicts: " + ", ".join(
+        f"{count} {name}" for name, count in summary["statuses"].items() if count
+    )
+    items = summary.get("items")  # absent from schema 1.0 reports (stored history)
+    if not isinstance(items, Mapping):
+        return verdicts
+    return f"{sum(items.values())} gate items: {outcome_counts(items)}; {verdicts}"
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
-    """The gate report as a short Markdown table, for humans reading CI logs."""
+    """The gate report in short: one row per gate (its worst verdict), failures beneath.
+
+    The full per-verdict table stays in the JSON and HTML reports.
+    """
+    from pytest_openmed.report.rules import gate_group, rule_text, verdict_label, worst_entry
+
     summary = report["summary"]
+    waived = {w["gate"] for w in report.get("waivers", []) if w["applied"]}
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for entry in report["gates"]:
+        groups.setdefault(gate_group(entry), []).append(entry)
     lines = [
         "## openmed gates",
         "",
-        f"{sum(summary['items'].values())} gate items: {outcome_counts(summary['items'])}; "
-        f"{summary['gates']} verdicts: "
-        + ", ".join(f"{count} {name}" for name, count in summary["statuses"].items() if count),
+        _counts_line(summary),
         "",
-        "| item outcome | verdict | gate | rule | counts |",
-        "| --- | --- | --- | --- | --- |",
+        "| gate | kind | worst verdict | status | verdicts | failing |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
-    for entry in report["gates"]:
-        rule = "" if entry["reason"] in (None, "ok") else _rule(entry)
-        if entry["expected"] not in (None, "passed"):
-            rule = f"{rule} (control expects {entry['expected']})".strip()
+    failures: list[str] = []
+    for group, entries in groups.items():
+        worst = worst_entry(entries)
+        failing = [e for e in entries if e["outcome"] in ("failed", "error")]
         lines.append(
-            f"| {entry['outcome']} | {entry['status'] or '-'} | `{_cell(_name(entry))}` "
-            f"| {_cell(rule)} | {_metric_text(entry['metrics'])} |"
+            f"| `{_cell(group)}` | {entries[0]['kind']} "
+            f"| {verdict_label(worst, worst['nodeid'] in waived)} | {worst['status'] or '-'} "
+            f"| {len(entries)} | {len(failing)} |"
         )
+        failures += [
+            f"- `{_cell(_name(entry))}`: {verdict_label(entry)} "
+            f"{entry['status'] or '-'}: {rule_text(entry)}"
+            for entry in failing
+        ]
+    if failures:
+        lines += ["", "Failures (the rule that failed):", "", *failures]
     waivers = report.get("waivers", [])
-    if waivers:
+    if any(waiver["applied"] for waiver in waivers):
         lines += ["", "Waivers applied:", ""]
         lines += [
             f"- `{_cell(waiver['gate'])}` until {waiver['expires']} (ref {waiver['reference']})"

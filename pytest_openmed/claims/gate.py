@@ -209,9 +209,11 @@ def evaluate_gate(
         seed=settings.seed if seed is None else seed,
         alpha=alpha,
     )
+    max_rate = thresholds.get("max_unsupported_rate")
     results = evaluate_thresholds(
         report,
-        max_unsupported_rate=thresholds.get("max_unsupported_rate"),
+        # --openmed-max-rate applies only where the gate file sets no overall rate.
+        max_unsupported_rate=settings.max_rate if max_rate is None else max_rate,
         max_upper=thresholds.get("max_upper"),
         classes=classes,
     )

@@ -221,5 +221,7 @@ def evaluate_pack_control(spec: GateSpec, settings: GateSettings) -> dict[str, G
             )
         verdict = gate_result(assessment)
         metrics = {**verdict.metrics, "review_origin": "development_simulation"}
-        results[name] = GateResult(verdict.kind, verdict.status, verdict.reason, metrics)
+        results[name] = GateResult(
+            verdict.kind, verdict.status, verdict.reason, metrics, verdict.public_report
+        )
     return results

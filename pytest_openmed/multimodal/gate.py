@@ -35,6 +35,7 @@ from .assess import ValidationAssessment, assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
 from .jsonvalue import unique_names
 from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
+from .public_report import to_json
 from .serialization import (
     adjudication_from_dict,
     completed_review_from_dict,
@@ -107,6 +108,8 @@ def gate_result(assessment: ValidationAssessment) -> GateResult:
             "reviews": assessment.review_count,
             "adjudications": assessment.adjudication_count,
         },
+        # Publishable by construction: closed labels and small-cell-suppressed aggregates.
+        public_report=to_json(assessment),
     )
 
 

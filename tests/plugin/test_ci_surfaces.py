@@ -26,7 +26,8 @@ def test_markdown_summary_is_written_where_asked(project: pytest.Pytester) -> No
     project.runpytest("--openmed-markdown", "summary.md").assert_outcomes(passed=1, failed=1)
     text = (project.path / "summary.md").read_text()
     assert text.startswith("## openmed gates")
-    assert f"| failed | threshold | `{MEDICATION}` | unsupported_rate 0.2000 > max 0.10 |" in text
+    assert "| `gates.openmed.toml::claims(notes)` | claims | FAILED | threshold | 2 | 1 |" in text
+    assert f"- `{MEDICATION}`: FAILED threshold: unsupported_rate 0.2000 > max 0.10" in text
     assert "2 gate items: 1 failed, 1 passed; 2 verdicts: 1 passed, 1 threshold" in text
     assert "Non-diagnostic" in text
     assert CANARY not in text

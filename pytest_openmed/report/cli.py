@@ -1,0 +1,172 @@
+"""Command line ``openmed-report``: validate, diff and render JSON gate reports.
+
+PYTEST_DONT_REWRITE
+
+Subcommands (each with ``--help``):
+
+* ``validate REPORT``: exit 0 when REPORT matches the gate-report schema, 1 when it
+  does not (the message gives the location and the rule, never the value);
+* ``diff OLD NEW``: one line per verdict added, removed, changed or regressed (the
+  ``--openmed-baseline`` rule); exit 0 when nothing changed, 1 when something did;
+* ``html REPORT -o OUT [--history DIR]``: the HTML report, with trends from a
+  ``--openmed-history`` directory; exit 0;
+* ``markdown REPORT [-o OUT]``: the compact Markdown summary (stdout by default); exit 0.
+
+Exit 2 for invalid arguments, an unreadable or invalid input report, or an
+output that cannot be written; 130 when interrupted.  No path or input value is
+ever echoed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+__all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
+
+EXIT_OK = 0
+#: ``validate``: the report is invalid; ``diff``: the reports differ.
+EXIT_INVALID = 1
+EXIT_CHANGED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+_PROGRAM = "openmed-report"
+
+
+class _UsageError(Exception):
+    """argparse refused the command line (its message, which may quote input, is not shown)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError()
+
+
+def _parser() -> _Parser:
+    parser = _Parser(
+        prog=_PROGRAM,
+        description="Validate, compare and render pytest-openmed JSON gate reports "
+        "(non-diagnostic evaluation evidence).",
+        allow_abbrev=False,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    validate = commands.add_parser(
+        "validate", help="check a report against the gate-report schema", allow_abbrev=False
+    )
+    validate.add_argument("report", metavar="REPORT")
+    diff = commands.add_parser(
+        "diff", help="list verdicts added, removed, changed or regressed", allow_abbrev=False
+    )
+    diff.add_argument("old", metavar="OLD")
+    diff.add_argument("new", metavar="NEW")
+    html = commands.add_parser("html", help="render the HTML report", allow_abbrev=False)
+    html.add_argument("report", metavar="REPORT")
+    html.add_argument("-o", "--output", required=True, metavar="OUT")
+    html.add_argument("--history", metavar="DIR", help="a --openmed-history directory: adds trends")
+    markdown = commands.add_parser(
+        "markdown", help="render the compact Markdown summary", allow_abbrev=False
+    )
+    markdown.add_argument("report", metavar="REPORT")
+    markdown.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    return parser
+
+
+def _say(text: str, stream: Any = None) -> None:
+    (stream or sys.stderr).write(f"{_PROGRAM}: {text}\n")
+
+
+def _read(path: str, what: str) -> dict[str, Any] | None:
+    from pytest_openmed.report.load import ReportError, read_report
+
+    try:
+        return read_report(Path(path))
+    except ReportError as error:
+        _say(f"{what}: {error}")
+        return None
+
+
+def _write(path: str, text: str) -> bool:
+    from pytest_openmed._canonical import atomic_write_text
+
+    try:
+        atomic_write_text(path, text)
+    except (OSError, ValueError):
+        _say("the output file could not be written")
+        return False
+    return True
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    command = arguments.command
+    if command == "validate":
+        from pytest_openmed.report.load import ReportError, read_report
+
+        try:
+            read_report(Path(arguments.report))
+        except ReportError as error:
+            _say(f"invalid: {error}")
+            return EXIT_INVALID
+        _say("valid gate report", sys.stdout)
+        return EXIT_OK
+    if command == "diff":
+        from pytest_openmed.report.diff import diff_reports
+
+        old, new = _read(arguments.old, "OLD"), _read(arguments.new, "NEW")
+        if old is None or new is None:
+            return EXIT_USAGE
+        changes = diff_reports(old, new)
+        for change in changes:
+            sys.stdout.write(change.line() + "\n")
+        sys.stdout.write(f"{_PROGRAM}: {len(changes)} verdict changes\n")
+        return EXIT_CHANGED if changes else EXIT_OK
+    report = _read(arguments.report, "REPORT")
+    if report is None:
+        return EXIT_USAGE
+    if command == "html":
+        from pytest_openmed.report.history import HistoryError, load_history
+        from pytest_openmed.report.html import render_html
+
+        history: list[tuple[str, dict[str, Any]]] = []
+        if arguments.history:
+            try:
+                history, unreadable = load_history(Path(arguments.history))
+            except HistoryError as error:
+                _say(str(error))
+                return EXIT_USAGE
+            if unreadable:
+                _say(f"{unreadable} stored runs are not valid gate reports and are not shown")
+        return EXIT_OK if _write(arguments.output, render_html(report, history)) else EXIT_USAGE
+    from pytest_openmed.summary import render_markdown
+
+    text = render_markdown(report)
+    if arguments.output:
+        return EXIT_OK if _write(arguments.output, text) else EXIT_USAGE
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the process exit code."""
+    try:
+        try:
+            arguments = _parser().parse_args(argv)
+        except _UsageError:
+            _say("invalid arguments (see openmed-report --help)")
+            return EXIT_USAGE
+        except SystemExit as done:  # --help
+            return done.code if isinstance(done.code, int) else EXIT_USAGE
+        if any("\x00" in str(value) for value in vars(arguments).values()):
+            _say("invalid arguments (see openmed-report --help)")
+            return EXIT_USAGE
+        return _run(arguments)
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

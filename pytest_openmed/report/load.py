@@ -1,0 +1,79 @@
+"""Reading a JSON gate report at the trust boundary: size, JSON, then the schema.
+
+PYTEST_DONT_REWRITE
+
+Errors say where (a JSON pointer into the document) and what was expected,
+never the offending value: a report handed to ``openmed-report`` may be any file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
+
+#: Largest gate report read.
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+
+
+class ReportError(ValueError):
+    """The file is not a valid pytest-openmed gate report."""
+
+
+def _refuse_constant(_name: str) -> None:
+    raise ReportError("the report is not JSON (NaN or Infinity)")
+
+
+def _schema_for(document: object) -> dict[str, Any]:
+    """The shipped schema; for a 1.0 report (stored history), the same less what 1.1 added.
+
+    Schema 1.1 only added the ``run`` metadata and ``summary.items``; a 1.0
+    report is checked against everything else.
+    """
+    import copy
+
+    from pytest_openmed.schemas import load_schema
+
+    schema = load_schema("gate-report")
+    if not (isinstance(document, dict) and document.get("schema_version") == "1.0"):
+        return schema
+    old = copy.deepcopy(schema)
+    old["properties"]["schema_version"] = {"const": "1.0"}
+    old["required"] = [name for name in old["required"] if name != "run"]
+    summary = old["properties"]["summary"]
+    summary["required"] = [name for name in summary["required"] if name != "items"]
+    return old
+
+
+def parse_report(raw: bytes) -> dict[str, Any]:
+    """The validated report in ``raw``; a :class:`ReportError` names the failing location."""
+    import jsonschema
+
+    if len(raw) > MAX_REPORT_BYTES:
+        raise ReportError("the report exceeds 64 MiB")
+    try:
+        document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ReportError("the report is not UTF-8 JSON") from None
+    validator = jsonschema.Draft202012Validator(_schema_for(document))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(document))
+    if error is not None:
+        where = "/" + "/".join(str(part) for part in error.absolute_path)
+        raise ReportError(
+            f"the report does not match the gate-report schema at {where} (rule: {error.validator})"
+        )
+    if not isinstance(document, dict):  # pragma: no cover - the schema requires an object
+        raise ReportError("the report is not a JSON object")
+    return document
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """Read and validate the report at ``path`` (its path is never echoed)."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_REPORT_BYTES + 1)
+    except OSError:
+        raise ReportError("the report could not be read") from None
+    return parse_report(raw)

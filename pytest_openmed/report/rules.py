@@ -1,0 +1,74 @@
+"""Which comparison a verdict failed, said in words, from the report entry alone.
+
+PYTEST_DONT_REWRITE
+
+A failing verdict's ``reason`` names a closed rule; :meth:`GateResult.rule_text`
+words the comparison behind it with the entry's own public numbers, so a reader
+of the Markdown summary or the HTML report sees the rule without reading every
+metric.  This module also groups verdicts by gate and ranks their outcomes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["gate_group", "item_label", "rule_text", "verdict_label", "worst_entry"]
+
+#: Outcomes from worst to best: the summary row of a gate shows its worst one.
+OUTCOME_SEVERITY = ("error", "failed", "skipped", "passed")
+
+
+def rule_text(entry: Mapping[str, Any]) -> str:
+    """The failed comparison of one verdict (:meth:`GateResult.rule_text`, the one wording)."""
+    from pytest_openmed.gates import GateResult, GateStatus
+
+    if entry.get("status") is None:
+        return "input refused (no verdict)" if entry.get("outcome") == "error" else "no verdict"
+    try:
+        result = GateResult(
+            entry["kind"], GateStatus(entry["status"]), entry["reason"], entry["metrics"]
+        )
+    except (KeyError, TypeError, ValueError):
+        return f"{entry.get('status')} ({entry.get('reason')})"
+    return result.rule_text()
+
+
+def gate_group(entry: Mapping[str, Any]) -> str:
+    """The gate a verdict belongs to: a declared gate's node id, or the test's."""
+    nodeid = str(entry["nodeid"])
+    if entry.get("part") is not None or entry.get("kind") == "custom" or "::" not in nodeid:
+        return nodeid
+    return nodeid.rpartition("::")[0]
+
+
+def item_label(entry: Mapping[str, Any]) -> str:
+    """The verdict's name within its gate (``overall``, ``class[lab]``, a scenario)."""
+    part = entry.get("part")
+    return str(part) if part is not None else str(entry["nodeid"]).rpartition("::")[2]
+
+
+def verdict_label(entry: Mapping[str, Any], waived: bool = False) -> str:
+    """A word for the reader: passed, FAILED, ERROR, waived, skipped."""
+    outcome = entry.get("outcome")
+    if outcome == "passed":
+        expected = entry.get("expected")
+        if expected not in (None, "passed"):
+            return f"passed (expected {expected} reached)"
+        return "passed"
+    if outcome == "failed":
+        return "FAILED"
+    if outcome == "error":
+        return "ERROR"
+    return "waived" if waived else "skipped"
+
+
+def worst_entry(entries: list[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The entry with the worst outcome, then a non-passing status; first of equals."""
+    return min(
+        entries,
+        key=lambda entry: (
+            OUTCOME_SEVERITY.index(entry["outcome"]) if entry["outcome"] in OUTCOME_SEVERITY else 0,
+            entry.get("status") == "passed",
+        ),
+    )
