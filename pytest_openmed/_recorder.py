@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_openmed import __version__
-from pytest_openmed.summary import MISSING_DEPENDENCY
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -423,7 +422,7 @@ class GateRecorder:
         self._baseline_line(terminalreporter)
         if not self.entries:
             return
-        from pytest_openmed.summary import outcome_counts, terminal_lines
+        from pytest_openmed.summary import outcome_counts, terminal_lines, verdict_breakdown
 
         report = self.build_report()
         terminalreporter.section("openmed gates")
@@ -449,11 +448,7 @@ class GateRecorder:
                     yellow=True,
                 )
         summary = report["summary"]
-        verdicts = dict(summary["statuses"])
-        unjudged = [e for e in self.entries if e["status"] is None and e["kind"] != "custom"]
-        missing = sum(1 for entry in unjudged if entry["reason"] == MISSING_DEPENDENCY)
-        verdicts["refused"] = len(unjudged) - missing
-        verdicts["missing dependency"] = missing
+        verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
             f"openmed: {_plural(len(self.items), 'gate item')}: "
             f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "

@@ -15,6 +15,7 @@ __all__ = [
     "outcome_counts",
     "render_markdown",
     "terminal_lines",
+    "verdict_breakdown",
     "verdict_text",
 ]
 
@@ -165,9 +166,23 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _counts_line(summary: Mapping[str, Any]) -> str:
+def verdict_breakdown(report: Mapping[str, Any]) -> dict[str, int]:
+    """Verdicts by status, then gate records without a verdict: refused or missing a dependency.
+
+    The terminal summary and the Markdown summary both count with this, so they agree.
+    """
+    verdicts = dict(report["summary"]["statuses"])
+    unjudged = [e for e in report["gates"] if e["status"] is None and e["kind"] != "custom"]
+    missing = sum(1 for entry in unjudged if entry["reason"] == MISSING_DEPENDENCY)
+    verdicts["refused"] = len(unjudged) - missing
+    verdicts["missing dependency"] = missing
+    return verdicts
+
+
+def _counts_line(report: Mapping[str, Any]) -> str:
+    summary = report["summary"]
     verdicts = f"{summary['gates']} verdicts: " + ", ".join(
-        f"{count} {name}" for name, count in summary["statuses"].items() if count
+        f"{count} {name}" for name, count in verdict_breakdown(report).items() if count
     )
     items = summary.get("items")  # absent from schema 1.0 reports (stored history)
     if not isinstance(items, Mapping):
@@ -182,7 +197,6 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     """
     from pytest_openmed.report.rules import gate_group, rule_text, verdict_label, worst_entry
 
-    summary = report["summary"]
     waived = {w["gate"] for w in report.get("waivers", []) if w["applied"]}
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for entry in report["gates"]:
@@ -190,7 +204,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     lines = [
         "## openmed gates",
         "",
-        _counts_line(summary),
+        _counts_line(report),
         "",
         "| gate | kind | worst verdict | status | verdicts | failing |",
         "| --- | --- | --- | --- | --- | --- |",

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_openmed.summary import MISSING_DEPENDENCY
+
 __all__ = ["gate_group", "item_label", "rule_text", "verdict_label", "worst_entry"]
 
 #: Outcomes from worst to best: the summary row of a gate shows its worst one.
@@ -24,6 +26,9 @@ def rule_text(entry: Mapping[str, Any]) -> str:
     from pytest_openmed.gates import GateResult, GateStatus
 
     if entry.get("status") is None:
+        if entry.get("reason") == MISSING_DEPENDENCY:
+            # An uninstalled extra is not refused input: say what it is.
+            return "missing dependency (no verdict)"
         return "input refused (no verdict)" if entry.get("outcome") == "error" else "no verdict"
     try:
         result = GateResult(

@@ -43,4 +43,6 @@ def test_a_missing_extra_is_a_missing_dependency_in_every_channel(
     assert "refused" not in summary
     gates = json.loads((pytester.path / "r.json").read_text())["gates"]
     assert [(g["status"], g["reason"]) for g in gates] == [(None, "missing_dependency")] * 2
-    assert "missing_dependency" in (pytester.path / "r.md").read_text()
+    markdown = (pytester.path / "r.md").read_text()
+    assert "2 verdicts: 2 missing dependency" in markdown
+    assert "missing dependency (no verdict)" in markdown and "refused" not in markdown
