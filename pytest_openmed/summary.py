@@ -42,6 +42,7 @@ KEY_METRICS = (
     "units",
     "reviews",
     "adjudications",
+    "review_origin",
 )
 
 

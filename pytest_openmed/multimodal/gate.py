@@ -107,6 +107,8 @@ def gate_result(assessment: ValidationAssessment) -> GateResult:
             "units": len(assessment.units),
             "reviews": assessment.review_count,
             "adjudications": assessment.adjudication_count,
+            # Closed label: evidence from simulated reviews says so in every channel.
+            "review_origin": assessment.review_origin.value,
         },
         # Publishable by construction: closed labels and small-cell-suppressed aggregates.
         public_report=to_json(assessment),

@@ -61,7 +61,7 @@ def test_stored_reviews_pass_and_block_as_they_dictate(keyed: pytest.Pytester) -
     result.stdout.fnmatch_lines(
         [
             "decision blocked: a privacy or provenance rating failed; openmed pack gate: blocked (safety); "
-            "adjudications=0, reviews=2, units=1"
+            "adjudications=0, review_origin=development_simulation, reviews=2, units=1"
         ]
     )
     document = json.loads((keyed.path / "r.json").read_text())
@@ -87,7 +87,9 @@ def test_unresolved_disagreement_holds(keyed: pytest.Pytester) -> None:
     result = keyed.runpytest("-p", "openmed", "--openmed-key-env", "OPENMED_TEST_KEY")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
-        ["decision hold: *; openmed pack gate: hold (disagreement); adjudications=0, reviews=2, units=1"]
+        [
+            "decision hold: *; openmed pack gate: hold (disagreement); adjudications=0, review_origin=development_simulation, reviews=2, units=1"
+        ]
     )
 
 

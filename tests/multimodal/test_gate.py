@@ -97,6 +97,7 @@ def test_rubric_satisfied_passes(tmp_path: Path, key_env: GateSettings) -> None:
         "units": 3,
         "reviews": 2,
         "adjudications": 0,
+        "review_origin": "development_simulation",
     }
 
 
@@ -255,8 +256,10 @@ def test_gate_result_is_the_pure_mapping_of_an_assessment() -> None:
     verdict = gate_result(assessment)
     assert (verdict.kind, verdict.status, verdict.reason) == ("pack", GateStatus.BLOCKED, "safety")
     assert "sha256" not in verdict.failure_text()
-    # Totals only: no count of failing units (a small cell) reaches a CI log.
-    assert set(verdict.metrics) == {"units", "reviews", "adjudications"}
+    # Totals only: no count of failing units (a small cell) reaches a CI log;
+    # the review origin (a closed label) says whether the reviews were simulated.
+    assert set(verdict.metrics) == {"units", "reviews", "adjudications", "review_origin"}
+    assert verdict.metrics["review_origin"] == assessment.review_origin.value
 
 
 def test_gate_file_to_verdict(tmp_path: Path, key_env: GateSettings) -> None:

@@ -57,7 +57,12 @@ def test_verdicts_are_recorded_like_the_pack_gate(
     recorded = {(g["nodeid"].rsplit("::", 1)[1], g["part"]): g for g in gates}
     passed = recorded[("test_config_a", "config-a")]
     assert (passed["kind"], passed["status"], passed["reason"]) == ("pack", "passed", "ok")
-    assert passed["metrics"] == {"adjudications": 0, "reviews": 2, "units": 1}
+    assert passed["metrics"] == {
+        "adjudications": 0,
+        "review_origin": "development_simulation",
+        "reviews": 2,
+        "units": 1,
+    }
     blocked = recorded[("test_config_b", "config-b")]
     assert (blocked["status"], blocked["reason"]) == ("blocked", "safety")
     assert recorded[("test_wrong_key", "config-a")]["status"] is None
@@ -66,7 +71,9 @@ def test_verdicts_are_recorded_like_the_pack_gate(
 def test_a_blocked_candidate_fails_the_test_as_a_gate(result: pytest.RunResult) -> None:
     result.assert_outcomes(passed=1, failed=1, errors=1)  # refused evidence is an error
     result.stdout.fnmatch_lines(
-        ["*openmed pack gate: blocked (safety); adjudications=0, reviews=2, units=1*"]
+        [
+            "*openmed pack gate: blocked (safety); adjudications=0, review_origin=development_simulation, reviews=2, units=1*"
+        ]
     )
 
 
