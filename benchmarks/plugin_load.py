@@ -61,7 +61,9 @@ def main() -> None:
         print(f"[{label} of {ROUNDS}]")
         print(f"  pytest run without plugin (baseline): {base * 1000:8.1f} ms")
         print(f"  pytest run with -p openmed:           {ours * 1000:8.1f} ms")
-        print(f"  added by the plugin:                  {(ours - base) * 1000:8.1f} ms (target < 20 ms)")
+        print(
+            f"  added by the plugin:                  {(ours - base) * 1000:8.1f} ms (target < 20 ms)"
+        )
         print(f"  ratio ours / baseline:                {ours / base:8.3f}")
     print(f"import pytest_openmed.plugin alone:     {imports * 1000:8.1f} ms (best, after pytest)")
 

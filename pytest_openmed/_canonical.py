@@ -99,8 +99,7 @@ def require_key(key: object) -> bytes:
         raise TypeError("key must be bytes")
     if len(key) < MIN_KEY_BYTES:
         raise ValueError(
-            f"key must be at least {MIN_KEY_BYTES} bytes; "
-            "generate one with secrets.token_bytes(32)"
+            f"key must be at least {MIN_KEY_BYTES} bytes; generate one with secrets.token_bytes(32)"
         )
     return key
 

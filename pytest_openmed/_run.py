@@ -266,6 +266,8 @@ def _record(config: pytest.Config) -> bool:
             "run it without pytest-xdist (-n)"
         )
     return record
+
+
 def _check_history_dir(config: pytest.Config, directory: Path | None) -> None:
     """The history directory must be a writable directory, or creatable in a writable one."""
     if directory is None or hasattr(config, "workerinput"):

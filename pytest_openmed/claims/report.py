@@ -306,9 +306,7 @@ class UnsupportedClaimsReport:
         for name, metrics in classes.items():
             if not _is_class_name(name) or metrics.claim_count < 1:
                 raise ValueError(errors.REPORT_CLASS)
-        object.__setattr__(
-            self, "by_claim_class", MappingProxyType(dict(sorted(classes.items())))
-        )
+        object.__setattr__(self, "by_claim_class", MappingProxyType(dict(sorted(classes.items()))))
         for state in STATES:
             if self.overall.counts[state] != sum(m.counts[state] for m in classes.values()):
                 raise ValueError(errors.REPORT_COUNTS)
@@ -351,9 +349,7 @@ class UnsupportedClaimsReport:
     def to_json(self) -> str:
         """Deterministic JSON (sorted keys, two-space indent, trailing newline)."""
         return (
-            json.dumps(
-                self.to_dict(), sort_keys=True, indent=2, ensure_ascii=True, allow_nan=False
-            )
+            json.dumps(self.to_dict(), sort_keys=True, indent=2, ensure_ascii=True, allow_nan=False)
             + "\n"
         )
 

@@ -73,11 +73,18 @@ def assert_fixed(error: BaseException) -> None:
 
 # Arbitrary JSON-like values, and records that are sometimes well formed.
 json_scalars = (
-    st.none() | st.booleans() | st.integers(-5, 5) | st.integers() | st.floats() | st.text(max_size=6)
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=6)
 )
 json_values = st.recursive(
     json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 ids = st.sampled_from(["a", "b", "c", 1, 2, "1", "", 2**63, -(2**64)]) | json_scalars

@@ -117,8 +117,8 @@ def test_caller_code_that_raises_ends_in_a_fixed_message_without_its_text(index:
     with pytest.raises((ValueError, TypeError)) as caught:
         cases()[index]()
     assert_fixed(caught.value)
-    shown = str(caught.value) + repr(caught.value) + "".join(
-        traceback.format_exception(caught.value)
+    shown = (
+        str(caught.value) + repr(caught.value) + "".join(traceback.format_exception(caught.value))
     )
     assert CANARY not in shown
 

@@ -26,7 +26,9 @@ def test_claim_level_resampling_counts_are_exactly_binomial(n: int) -> None:
     unsupported claims has exactly the Binomial(n, k/n) distribution."""
     for k in range(n + 1):
         flags = [1] * k + [0] * (n - k)
-        tally = Counter(sum(flags[i] for i in picks) for picks in itertools.product(range(n), repeat=n))
+        tally = Counter(
+            sum(flags[i] for i in picks) for picks in itertools.product(range(n), repeat=n)
+        )
         total = n**n
         for j in range(n + 1):
             assert Fraction(tally[j], total) == binomial_pmf(n, k, j)

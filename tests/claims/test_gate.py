@@ -105,7 +105,9 @@ def test_malformed_files_are_refused_with_fixed_messages(
 
 
 def test_non_utf8_files_are_refused(tmp_path: Path) -> None:
-    refused(write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")), errors.FILE_NOT_UTF8)
+    refused(
+        write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")), errors.FILE_NOT_UTF8
+    )
 
 
 def test_unreadable_paths_are_refused_without_the_path(tmp_path: Path) -> None:
@@ -113,7 +115,9 @@ def test_unreadable_paths_are_refused_without_the_path(tmp_path: Path) -> None:
     refused(tmp_path, errors.FILE_UNREADABLE)
 
 
-def test_files_over_the_size_limit_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_files_over_the_size_limit_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = write(tmp_path / "big.json", json.dumps([evidence(str(i)) for i in range(20)]))
     monkeypatch.setattr(gate, "MAX_INPUT_BYTES", path.stat().st_size - 1)
     refused(path, errors.FILE_TOO_LARGE)
@@ -126,7 +130,9 @@ def test_record_counts_over_the_engine_limits_are_refused(tmp_path: Path, kind: 
     def text(count: int) -> str:
         return "[" + ",".join(["{}"] * count) + "]" if kind == "array" else "{}\n" * count
 
-    assert len(load_records(write(tmp_path / "ok", text(MAX_CLAIMS)), limit=MAX_CLAIMS)) == MAX_CLAIMS
+    assert (
+        len(load_records(write(tmp_path / "ok", text(MAX_CLAIMS)), limit=MAX_CLAIMS)) == MAX_CLAIMS
+    )
     over = write(tmp_path / "over", text(MAX_CLAIMS + 1))
     where = "" if kind == "array" else f"line {MAX_CLAIMS + 1}: "
     refused(over, where + errors.FILE_TOO_MANY_CLAIMS, limit=MAX_CLAIMS)
@@ -141,7 +147,9 @@ def test_only_the_engine_limits_are_accepted(tmp_path: Path) -> None:
     assert str(caught.value) == errors.GATE_OPTIONS
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
 def test_arbitrary_bytes_fail_only_with_fixed_messages(tmp_path: Path, data: bytes) -> None:
     path = write(tmp_path / "fuzz.json", data)
@@ -158,9 +166,7 @@ def test_arbitrary_bytes_fail_only_with_fixed_messages(tmp_path: Path, data: byt
 
 
 def report_with(unsupported: int, total: int, *, label: str = "lab", seed: int = 0) -> Any:
-    claims = [
-        claim(i, [] if i < unsupported else ["e"], claim_class=label) for i in range(total)
-    ]
+    claims = [claim(i, [] if i < unsupported else ["e"], claim_class=label) for i in range(total)]
     return score_summary_claims(claims, [evidence("e")], n_resamples=2000, seed=seed)
 
 
@@ -340,7 +346,9 @@ def test_file_errors_say_which_input_and_which_line(tmp_path: Path) -> None:
 
 def test_a_spec_item_without_a_class_threshold_is_refused(tmp_path: Path) -> None:
     spec, _, _ = sample(tmp_path, "")
-    forged = GateSpec(kind="claims", name="x", items=("overall", "class[lab]"), options=spec.options)
+    forged = GateSpec(
+        kind="claims", name="x", items=("overall", "class[lab]"), options=spec.options
+    )
     with pytest.raises(ValueError) as caught:
         evaluate_gate(forged, GateSettings())
     assert str(caught.value) == errors.GATE_ITEM

@@ -280,7 +280,9 @@ def test_approved_is_required() -> None:
 @pytest.mark.parametrize("value", [1, 0, "true", "yes", 1.0, [True]])
 def test_approved_must_be_a_real_bool(value: object) -> None:
     fails(TypeError, errors.APPROVED_TYPE, evidence_fields, evidence(approved=value))
-    fails(TypeError, errors.APPROVED_TYPE, evidence_fields, evidence(approved=OMIT, is_approved=value))
+    fails(
+        TypeError, errors.APPROVED_TYPE, evidence_fields, evidence(approved=OMIT, is_approved=value)
+    )
 
 
 def test_is_approved_is_an_alias_of_approved() -> None:
@@ -443,12 +445,22 @@ def test_non_dict_mappings_are_read_by_key() -> None:
 @given(
     st.dictionaries(
         st.sampled_from(
-            ["evidence_id", "approved", "is_approved", "relation", "supports", "contradicts",
-             "claim_key", "claim_id"]
+            [
+                "evidence_id",
+                "approved",
+                "is_approved",
+                "relation",
+                "supports",
+                "contradicts",
+                "claim_key",
+                "claim_id",
+            ]
         ),
-        st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(
-            ["e", "", "supports", "contradicted", "unresolved", "x"]
-        ) | st.lists(st.integers(0, 2), max_size=2),
+        st.none()
+        | st.booleans()
+        | st.integers(-2, 2)
+        | st.sampled_from(["e", "", "supports", "contradicted", "unresolved", "x"])
+        | st.lists(st.integers(0, 2), max_size=2),
     )
 )
 def test_dict_fast_path_agrees_with_the_full_check(record: dict[str, Any]) -> None:
@@ -468,7 +480,10 @@ def test_dict_fast_path_agrees_with_the_full_check(record: dict[str, Any]) -> No
 @given(
     st.dictionaries(
         st.sampled_from(["claim_id", "claim_class", "claim_key", "evidence_ids"]),
-        st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from(["c", "", "lab"])
+        st.none()
+        | st.booleans()
+        | st.integers(-2, 2)
+        | st.sampled_from(["c", "", "lab"])
         | st.lists(st.integers(0, 2) | st.sampled_from(["e", ""]), max_size=3),
     )
 )

@@ -179,7 +179,9 @@ def first_class(d: dict[str, Any]) -> dict[str, Any]:
         ),
     ],
 )
-def test_tampered_reports_are_refused(change: Callable[[dict[str, Any]], object], message: str) -> None:
+def test_tampered_reports_are_refused(
+    change: Callable[[dict[str, Any]], object], message: str
+) -> None:
     refused(tampered(change), message)
 
 
@@ -254,7 +256,9 @@ def test_from_json_takes_text_of_bounded_size(monkeypatch: pytest.MonkeyPatch) -
 
 @settings(max_examples=200, deadline=None)
 @given(st.data())
-def test_random_edits_either_revalidate_or_are_refused_with_a_fixed_message(data: st.DataObject) -> None:
+def test_random_edits_either_revalidate_or_are_refused_with_a_fixed_message(
+    data: st.DataObject,
+) -> None:
     document = json.loads(sample_report().to_json())
     paths: list[tuple[Any, str]] = []
 

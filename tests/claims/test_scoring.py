@@ -239,7 +239,11 @@ def test_arbitrary_json_like_input_fails_only_with_fixed_messages(
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.one_of(st.none(), st.integers(), st.text(), st.binary(), st.dictionaries(st.text(), st.integers())))
+@given(
+    st.one_of(
+        st.none(), st.integers(), st.text(), st.binary(), st.dictionaries(st.text(), st.integers())
+    )
+)
 def test_collections_must_be_iterables_of_records(value: object) -> None:
     for claims, rows in ((value, []), ([], value)):
         try:
@@ -341,7 +345,10 @@ def test_numpy_integers_are_accepted_as_configuration() -> None:
     import numpy as np
 
     report = score_summary_claims(
-        [claim()], [evidence()], n_resamples=np.int64(5), seed=np.uint8(2)  # type: ignore[arg-type]
+        [claim()],
+        [evidence()],
+        n_resamples=np.int64(5),
+        seed=np.uint8(2),  # type: ignore[arg-type]
     )
     assert (report.n_resamples, report.seed) == (5, 2)
     assert type(report.n_resamples) is int and type(report.seed) is int

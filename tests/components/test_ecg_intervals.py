@@ -78,8 +78,9 @@ def nominal() -> list[Case]:
 def other_rates() -> list[Case]:
     return [
         Case(generate_ecg_intervals(600 + k, "nominal", heart_rate_bpm=bpm, sampling_rate_hz=fs))
-        for k, (bpm, fs) in enumerate(((45.0, 250.0), (170.0, 250.0), (50.0, 1000.0),
-                                       (160.0, 1000.0)))
+        for k, (bpm, fs) in enumerate(
+            ((45.0, 250.0), (170.0, 250.0), (50.0, 1000.0), (160.0, 1000.0))
+        )
     ]
 
 
@@ -95,8 +96,9 @@ def ambiguous() -> list[Case]:
 
 @pytest.fixture(scope="module")
 def small() -> bytes:
-    recording = synthesise_ecg(9, "nominal", heart_rate_bpm=90.0, sampling_rate_hz=250.0,
-                               duration_s=5.0)
+    recording = synthesise_ecg(
+        9, "nominal", heart_rate_bpm=90.0, sampling_rate_hz=250.0, duration_s=5.0
+    )
     return waveform_json(recording)
 
 
@@ -111,8 +113,9 @@ def _matches(detected: Sequence[int], truth: Sequence[int], tolerance: float) ->
     used: set[int] = set()
     matched = 0
     for expected in truth:
-        candidates = [i for i, d in enumerate(detected) if i not in used and
-                      abs(d - expected) <= tolerance]
+        candidates = [
+            i for i, d in enumerate(detected) if i not in used and abs(d - expected) <= tolerance
+        ]
         if candidates:
             used.add(min(candidates, key=lambda i: abs(detected[i] - expected)))
             matched += 1
@@ -170,8 +173,10 @@ def test_rr_intervals_follow_the_r_peaks(nominal: list[Case]) -> None:
     for case in nominal:
         output = case.a.output
         fs = output["sampling_rate_hz"]
-        expected = [round((b - a) * 1000.0 / fs, 1) for a, b in zip(
-            output["r_peaks"][:-1], output["r_peaks"][1:], strict=True)]
+        expected = [
+            round((b - a) * 1000.0 / fs, 1)
+            for a, b in zip(output["r_peaks"][:-1], output["r_peaks"][1:], strict=True)
+        ]
         assert output["rr_ms"] == expected
         assert output["r_peaks"] == sorted(output["r_peaks"])
 
@@ -249,8 +254,9 @@ def test_configurations_differ_on_adverse_and_ambiguous_slices(
 
 
 def _recording(recording: SyntheticECG, samples: Any) -> bytes:
-    changed = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, samples,
-                           recording.truth)
+    changed = SyntheticECG(
+        recording.sampling_rate_hz, recording.lead_names, samples, recording.truth
+    )
     return waveform_json(changed)
 
 
@@ -409,8 +415,9 @@ def test_canaries_never_surface(small: bytes) -> None:
 
 @pytest.fixture(scope="module")
 def small_dicom() -> bytes:
-    recording = synthesise_ecg(10, "nominal", heart_rate_bpm=80.0, sampling_rate_hz=250.0,
-                               duration_s=5.0)
+    recording = synthesise_ecg(
+        10, "nominal", heart_rate_bpm=80.0, sampling_rate_hz=250.0, duration_s=5.0
+    )
     return waveform_dicom(recording, seed=10)
 
 
@@ -431,25 +438,42 @@ def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
 @pytest.mark.parametrize(
     ("found", "rr_ms", "expected", "reasons"),
     [
-        ({"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 693.0}, 735.0,
-         {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": None},
-         {"pr_ms": None, "qrs_ms": None, "qt_ms": "inconsistent_with_rr"}),
-        ({"pr_ms": 160.0, "qrs_ms": 228.0, "qt_ms": 420.0}, 800.0,
-         {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
-         {"pr_ms": "depends_on_qrs", "qrs_ms": "out_of_range", "qt_ms": "depends_on_qrs"}),
-        ({"pr_ms": 420.0, "qrs_ms": 90.0, "qt_ms": None}, 1000.0,
-         {"pr_ms": None, "qrs_ms": 90.0, "qt_ms": None},
-         {"pr_ms": "out_of_range", "qrs_ms": None, "qt_ms": "not_found"}),
-        ({"pr_ms": 250.0, "qrs_ms": 90.0, "qt_ms": 430.0}, 650.0,
-         {"pr_ms": None, "qrs_ms": 90.0, "qt_ms": 430.0},
-         {"pr_ms": "inconsistent_with_rr", "qrs_ms": None, "qt_ms": None}),
-        ({"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 400.0}, 1000.0,
-         {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 400.0},
-         {"pr_ms": None, "qrs_ms": None, "qt_ms": None}),
+        (
+            {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 693.0},
+            735.0,
+            {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": None},
+            {"pr_ms": None, "qrs_ms": None, "qt_ms": "inconsistent_with_rr"},
+        ),
+        (
+            {"pr_ms": 160.0, "qrs_ms": 228.0, "qt_ms": 420.0},
+            800.0,
+            {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+            {"pr_ms": "depends_on_qrs", "qrs_ms": "out_of_range", "qt_ms": "depends_on_qrs"},
+        ),
+        (
+            {"pr_ms": 420.0, "qrs_ms": 90.0, "qt_ms": None},
+            1000.0,
+            {"pr_ms": None, "qrs_ms": 90.0, "qt_ms": None},
+            {"pr_ms": "out_of_range", "qrs_ms": None, "qt_ms": "not_found"},
+        ),
+        (
+            {"pr_ms": 250.0, "qrs_ms": 90.0, "qt_ms": 430.0},
+            650.0,
+            {"pr_ms": None, "qrs_ms": 90.0, "qt_ms": 430.0},
+            {"pr_ms": "inconsistent_with_rr", "qrs_ms": None, "qt_ms": None},
+        ),
+        (
+            {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 400.0},
+            1000.0,
+            {"pr_ms": 160.0, "qrs_ms": 90.0, "qt_ms": 400.0},
+            {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+        ),
     ],
 )
 def test_impossible_candidates_are_nulled_with_a_reason_never_clamped(
-    found: dict[str, float | None], rr_ms: float, expected: dict[str, float | None],
+    found: dict[str, float | None],
+    rr_ms: float,
+    expected: dict[str, float | None],
     reasons: dict[str, str | None],
 ) -> None:
     """QT 693 ms at RR 735 ms and QRS 228 ms were emitted on a real infarction record."""
@@ -463,7 +487,19 @@ def test_impossible_candidates_are_nulled_with_a_reason_never_clamped(
 def test_every_output_says_which_leads_the_candidates_rest_on(nominal: list[Case]) -> None:
     for case in nominal:
         output = _valid(case.a)
-        assert output["delineation_leads"] == ["I", "II", "III", "aVR", "aVL", "aVF",
-                                               "V1", "V2", "V3", "V4", "V5", "V6"]
+        assert output["delineation_leads"] == [
+            "I",
+            "II",
+            "III",
+            "aVR",
+            "aVL",
+            "aVF",
+            "V1",
+            "V2",
+            "V3",
+            "V4",
+            "V5",
+            "V6",
+        ]
         assert output["candidate_leads"] == {"pr_ms": 12, "qrs_ms": 12, "qt_ms": 12}
         assert output["null_reasons"] == {"pr_ms": None, "qrs_ms": None, "qt_ms": None}

@@ -220,8 +220,9 @@ def test_dicom_carrier_gives_the_same_result_as_json(seed: int, slice_name: str)
 def test_other_sampling_rates_are_judged_alike() -> None:
     artefacts = [Artefact("mains_interference", "V2", 0.08), Artefact("clipping", "II", 0.01)]
     for rate in (250.0, 1000.0):
-        source = generate_ecg_quality(7, "adverse_acquisition", sampling_rate_hz=rate,
-                                      artefacts=artefacts)
+        source = generate_ecg_quality(
+            7, "adverse_acquisition", sampling_rate_hz=rate, artefacts=artefacts
+        )
         result = run(source.asset)
         found = {lead: flags for lead, flags in _flags(result).items() if flags}
         assert found == {"V2": {"mains_interference"}, "II": {"clipping"}}
@@ -346,8 +347,20 @@ def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     mutated = data.draw(corrupted(small, header=512))
     for result in outputs_or_refusals(run, mutated, (CONFIG_A,)):
         _valid(result)
-        assert set(result.output["leads"]) <= {"I", "II", "III", "aVR", "aVL", "aVF",
-                                              "V1", "V2", "V3", "V4", "V5", "V6"}
+        assert set(result.output["leads"]) <= {
+            "I",
+            "II",
+            "III",
+            "aVR",
+            "aVL",
+            "aVF",
+            "V1",
+            "V2",
+            "V3",
+            "V4",
+            "V5",
+            "V6",
+        }
         assert all(set(e["flags"]) <= set(FLAGS) for e in result.output["leads"].values())
 
 
@@ -366,8 +379,9 @@ def test_flat_mask_marks_a_held_stretch_exactly() -> None:
 @pytest.mark.parametrize("rate", [40.0, 90.0, 170.0])
 def test_a_disconnected_lead_is_flagged_on_that_lead_only(rate: float) -> None:
     artefacts = [Artefact("flatline", "V3", 1.0, "disconnected")]
-    source = generate_ecg_quality(21, "adverse_acquisition", heart_rate_bpm=rate,
-                                  artefacts=artefacts)
+    source = generate_ecg_quality(
+        21, "adverse_acquisition", heart_rate_bpm=rate, artefacts=artefacts
+    )
     found = _flags(run(source.asset))
     assert found == {lead: ({"flatline"} if lead == "V3" else set()) for lead in found}
 
@@ -383,8 +397,9 @@ def test_a_held_diastole_is_not_a_flatline_but_a_held_beat_is() -> None:
     # 400 ms held across the QRS of beat 4 on lead V2.
     r = beats[4]["r_peak"]
     samples[7, r - 100 : r + 100] = samples[7, r - 100]
-    changed = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, samples,
-                           recording.truth)
+    changed = SyntheticECG(
+        recording.sampling_rate_hz, recording.lead_names, samples, recording.truth
+    )
     quality = assess_leads(read_waveform(waveform_json(changed)))
     assert quality["I"].measures["flatline"] == 0.0
     assert quality["V2"].measures["flatline"] == pytest.approx(200 / samples.shape[1], abs=0.002)
@@ -396,14 +411,12 @@ def test_one_short_hold_at_the_extreme_is_not_clipping_but_cut_r_tops_are() -> N
     lead = samples[1]
     top = int(np.argmax(lead))
     lead[top : top + 10] = lead[top]  # one 20 ms hold at the maximum (a glitch)
-    held = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, samples,
-                        recording.truth)
+    held = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, samples, recording.truth)
     assert assess_leads(read_waveform(waveform_json(held)))["II"].measures["clipping"] == 0.0
     cut = np.array(recording.samples)
     rail = float(np.sort(cut[1])[-50])  # 1 % of the samples, on the tops of the R waves
     cut[1] = np.minimum(cut[1], rail)
-    clipped = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, cut,
-                           recording.truth)
+    clipped = SyntheticECG(recording.sampling_rate_hz, recording.lead_names, cut, recording.truth)
     quality = assess_leads(read_waveform(waveform_json(clipped)))
     assert "clipping" in quality["II"].flags
     assert all(not q.flags for name, q in quality.items() if name != "II")

@@ -183,9 +183,7 @@ def test_reader_accepts_exactly_the_schema_valid_documents(document: dict[str, A
     """The reader's fast sample check means exactly what the schema's ``items`` rule says."""
     names = [lead["name"] for lead in document["leads"]]
     lengths = {len(lead["samples"]) for lead in document["leads"]}
-    expected = (
-        SCHEMA.is_valid(document) and len(set(names)) == len(names) and len(lengths) == 1
-    )
+    expected = SCHEMA.is_valid(document) and len(set(names)) == len(names) and len(lengths) == 1
     try:
         waveform = read_waveform(_encode(document))
     except CorruptAsset:
@@ -294,8 +292,15 @@ def _mutated(asset: bytes, change: str) -> bytes:
 
 @pytest.mark.parametrize(
     "change",
-    ["duplicate_lead", "zero_sensitivity", "too_many_samples", "short_data", "rate",
-     "channel_count", "no_waveform"],
+    [
+        "duplicate_lead",
+        "zero_sensitivity",
+        "too_many_samples",
+        "short_data",
+        "rate",
+        "channel_count",
+        "no_waveform",
+    ],
 )
 def test_malformed_dicom_ecg_is_corrupt(dicom_asset: bytes, change: str) -> None:
     with pytest.raises(CorruptAsset):
@@ -303,8 +308,8 @@ def test_malformed_dicom_ecg_is_corrupt(dicom_asset: bytes, change: str) -> None
 
 
 @pytest.mark.parametrize(
-    "change", ["no_sensitivity", "no_units", "temperature_units", "mu_law", "sop_class",
-               "no_standard_leads"]
+    "change",
+    ["no_sensitivity", "no_units", "temperature_units", "mu_law", "sop_class", "no_standard_leads"],
 )
 def test_unreadable_dicom_ecg_is_unsupported(dicom_asset: bytes, change: str) -> None:
     with pytest.raises(UnsupportedAsset):

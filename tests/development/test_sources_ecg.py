@@ -95,7 +95,9 @@ def test_beat_truth_is_consistent(rate: float) -> None:
         assert (beat["qrs_offset"] - beat["qrs_onset"]) * ms == pytest.approx(
             truth["qrs_ms"], abs=0.01
         )
-        assert (beat["t_offset"] - beat["qrs_onset"]) * ms == pytest.approx(truth["qt_ms"], abs=0.01)
+        assert (beat["t_offset"] - beat["qrs_onset"]) * ms == pytest.approx(
+            truth["qt_ms"], abs=0.01
+        )
     for before, after in itertools.pairwise(beats):
         assert after["p_onset"] - before["t_offset"] >= 0.025 * fs - 1e-6  # a TP segment
     assert 90.0 <= truth["pr_ms"] <= 180.0
@@ -238,8 +240,13 @@ def test_explicit_artefacts_and_focus_lead() -> None:
 
 @pytest.mark.parametrize(
     ("kind", "lead", "severity"),
-    [("tremor", "II", 0.1), ("noise", "V7", 0.1), ("noise", "II", 0.0),
-     ("noise", "II", float("nan")), ("clipping", "II", 2.0)],
+    [
+        ("tremor", "II", 0.1),
+        ("noise", "V7", 0.1),
+        ("noise", "II", 0.0),
+        ("noise", "II", float("nan")),
+        ("clipping", "II", 2.0),
+    ],
 )
 def test_invalid_artefacts_are_refused(kind: str, lead: str, severity: float) -> None:
     with pytest.raises(ValueError):
@@ -276,11 +283,15 @@ def test_json_carrier_holds_the_samples_at_0_1_microvolt() -> None:
     assert document["format"] == "openmed.waveform.v1" and document["units"] == "mV"
     assert document["sampling_rate_hz"] == 500
     assert [lead["name"] for lead in document["leads"]] == list(LEADS)
-    np.testing.assert_array_equal(np.array([lead["samples"] for lead in document["leads"]]),
-                                  recording.samples)
+    np.testing.assert_array_equal(
+        np.array([lead["samples"] for lead in document["leads"]]), recording.samples
+    )
     micro = json.loads(waveform_json(recording, units="uV"))
-    np.testing.assert_allclose(np.array([lead["samples"] for lead in micro["leads"]]) / 1000.0,
-                               recording.samples, atol=1e-9)
+    np.testing.assert_allclose(
+        np.array([lead["samples"] for lead in micro["leads"]]) / 1000.0,
+        recording.samples,
+        atol=1e-9,
+    )
     with pytest.raises(ValueError):
         waveform_json(recording, units="V")
 
