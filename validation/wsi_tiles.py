@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 
 from pytest_openmed.components.wsi_tiles import CONFIG_A, CONFIG_B, run
 from pytest_openmed.development.sources.oversized import declared_tiff
-from pytest_openmed.development.sources.wsi import generate_wsi_tiles
+from pytest_openmed.development.sources.wsi import encode_pyramid, generate_wsi_tiles
 
 Image = NDArray[np.uint8]
 CONFIG_B_ALL = replace(CONFIG_B, verify_every=1)
@@ -105,26 +105,6 @@ FILTERS: dict[str, Callable[[Image, int], Image]] = {
 }
 
 
-def _write(levels: list[Image]) -> bytes:
-    import tifffile
-
-    options: dict[str, Any] = {
-        "tile": (256, 256),
-        "photometric": "rgb",
-        "compression": "zlib",
-        "compressionargs": {"level": 1},
-        "predictor": True,
-        "metadata": None,
-        "software": False,
-    }
-    buffer = io.BytesIO()
-    with tifffile.TiffWriter(buffer) as writer:
-        writer.write(levels[0], subifds=len(levels) - 1, **options)
-        for level in levels[1:]:
-            writer.write(level, subfiletype=1, **options)
-    return buffer.getvalue()
-
-
 def _pyramid(level0: Image, reduce: Callable[[Image, int], Image]) -> list[Image]:
     return [level0, *(reduce(level0, 2**n) for n in range(1, LEVELS))]
 
@@ -149,7 +129,7 @@ def _accepted(report: Report, slides: dict[str, Image]) -> None:
     for name, reduce in FILTERS.items():
         runs, flagged, seconds = 0, 0, 0.0
         for level0 in slides.values():
-            asset = _write(_pyramid(level0, reduce))
+            asset = encode_pyramid(_pyramid(level0, reduce))
             for config in (CONFIG_A, CONFIG_B, CONFIG_B_ALL):
                 start = time.perf_counter()
                 flagged += _flagged(asset, config)
@@ -183,10 +163,10 @@ def _caught(report: Report, slides: dict[str, Image], others: dict[str, Image]) 
         own, foreign = _pyramid(level0, reduce), _pyramid(others[key], reduce)
         tile = [level.copy() for level in own]
         tile[1][256:512, 512:768] = foreign[1][256:512, 512:768]
-        count("a tile taken from another slide (A)", _write(tile), (CONFIG_A,))
+        count("a tile taken from another slide (A)", encode_pyramid(tile), (CONFIG_A,))
         count(
             "a level built from another slide (A: level 1, B-all: level 2)",
-            _write([own[0], foreign[1], foreign[2], own[3]]),
+            encode_pyramid([own[0], foreign[1], foreign[2], own[3]]),
             (CONFIG_A, CONFIG_B_ALL),
         )
         wrong = {
@@ -198,7 +178,7 @@ def _caught(report: Report, slides: dict[str, Image], others: dict[str, Image]) 
         for label, levels in wrong.items():
             count(
                 f"wrong geometry: {label} (A, B-all)",
-                _write([level0, *levels]),
+                encode_pyramid([level0, *levels]),
                 (CONFIG_A, CONFIG_B_ALL),
             )
     for seed in range(4):

@@ -13,14 +13,13 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import pytest
 from numpy.typing import NDArray
 
 from pytest_openmed.components.wsi_tiles import CONFIG_A, CONFIG_B, run
-from pytest_openmed.development.sources.wsi import generate_wsi_tiles
+from pytest_openmed.development.sources.wsi import encode_pyramid, generate_wsi_tiles
 
 Image = NDArray[np.uint8]
 SIZE = 1024
@@ -76,25 +75,6 @@ FILTERS: dict[str, Callable[[Image, int], Image]] = {
 }
 
 
-def _write(levels: list[Image]) -> bytes:
-    import tifffile
-
-    options: dict[str, Any] = {
-        "tile": (256, 256),
-        "photometric": "rgb",
-        "compression": "zlib",
-        "predictor": True,
-        "metadata": None,
-        "software": False,
-    }
-    buffer = io.BytesIO()
-    with tifffile.TiffWriter(buffer) as writer:
-        writer.write(levels[0], subifds=len(levels) - 1, **options)
-        for level in levels[1:]:
-            writer.write(level, subfiletype=1, **options)
-    return buffer.getvalue()
-
-
 def _pyramid(level0: Image, reduce: Callable[[Image, int], Image]) -> list[Image]:
     return [level0, *(reduce(level0, 2**n) for n in range(1, LEVELS))]
 
@@ -113,7 +93,7 @@ def slides() -> dict[str, Image]:
 def test_a_pyramid_made_with_a_common_filter_holds_provenance(
     slides: dict[str, Image], name: str, slide: str
 ) -> None:
-    asset = _write(_pyramid(slides[slide], FILTERS[name]))
+    asset = encode_pyramid(_pyramid(slides[slide], FILTERS[name]))
     for config in (CONFIG_A, CONFIG_B):
         result = run(asset, config)
         assert result.output["tiles"] and result.output["level"] > 0
@@ -126,7 +106,7 @@ def test_a_tile_taken_from_another_slide_is_caught(slides: dict[str, Image], nam
     other = FILTERS[name](slides["other"], 2)
     levels[1] = levels[1].copy()
     levels[1][128:256, 256:384] = other[128:256, 256:384]  # one plan tile of A
-    assert run(_write(levels), CONFIG_A).safety_failures == ("provenance",)
+    assert run(encode_pyramid(levels), CONFIG_A).safety_failures == ("provenance",)
 
 
 @pytest.mark.parametrize("name", ["pil-lanczos", "pil-bilinear", "skimage-gaussian-pyramid"])
@@ -134,8 +114,10 @@ def test_a_level_built_from_another_image_is_caught(slides: dict[str, Image], na
     reduce = FILTERS[name]
     foreign = _pyramid(slides["other"], reduce)
     own = _pyramid(slides["nominal"], reduce)
-    assert run(_write([own[0], foreign[1], own[2]]), CONFIG_A).safety_failures == ("provenance",)
-    assert run(_write([own[0], own[1], foreign[2]]), CONFIG_B_ALL).safety_failures == (
+    assert run(encode_pyramid([own[0], foreign[1], own[2]]), CONFIG_A).safety_failures == (
+        "provenance",
+    )
+    assert run(encode_pyramid([own[0], own[1], foreign[2]]), CONFIG_B_ALL).safety_failures == (
         "provenance",
     )
 
@@ -165,6 +147,6 @@ def test_a_level_with_the_wrong_geometry_is_caught(slides: dict[str, Image], geo
         wrong = [np.roll(level, (step, -step), axis=(0, 1)) for level in levels[1:]]
     else:
         wrong = [level[:, ::-1] for level in levels[1:]]
-    asset = _write([level0, *wrong])
+    asset = encode_pyramid([level0, *wrong])
     for config in (CONFIG_A, CONFIG_B_ALL):
         assert run(asset, config).safety_failures == ("provenance",)

@@ -36,7 +36,14 @@ from numpy.typing import NDArray
 
 from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
 
-__all__ = ["INCONSISTENCIES", "MEDIA_TYPE", "TILE", "generate_wsi_tiles", "render_tissue_mask"]
+__all__ = [
+    "INCONSISTENCIES",
+    "MEDIA_TYPE",
+    "TILE",
+    "encode_pyramid",
+    "generate_wsi_tiles",
+    "render_tissue_mask",
+]
 
 #: Media type of the generated asset.
 MEDIA_TYPE = "image/tiff"
@@ -206,7 +213,8 @@ def _displace(
     return source, [x0, y0, patch, patch], [dy, dx]
 
 
-def _encode(levels: list[NDArray[np.uint8]]) -> bytes:
+def encode_pyramid(levels: list[NDArray[np.uint8]]) -> bytes:
+    """A tiled pyramidal TIFF (level 0, then reduced levels as SubIFDs), as the carrier expects."""
     import tifffile
 
     options: dict[str, Any] = {
@@ -271,4 +279,6 @@ def generate_wsi_tiles(
             "displacement": displacement,
         }
     )
-    return GeneratedSource(asset=_encode(pyramid), media_type=MEDIA_TYPE, slice=slice, truth=truth)
+    return GeneratedSource(
+        asset=encode_pyramid(pyramid), media_type=MEDIA_TYPE, slice=slice, truth=truth
+    )
