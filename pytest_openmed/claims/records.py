@@ -200,9 +200,10 @@ def check_claim_key(key: object) -> object:
     key may nest 32 containers around a value (33 is refused) and hold at most
     10,000 nodes, containers and leaves counted (object keys are not nodes);
     object keys must be strings.  A scalar is kept as it is (it cannot
-    change); a container is fingerprinted at once, as the seed has it, so
-    caller code that runs later (a property, a citation iterator) cannot
-    change what was checked.  Either form links exactly as the key would.
+    change); a container is fingerprinted at once (docs/claims.md, "Input
+    contract"), so caller code that runs later (a property, a citation
+    iterator) cannot change what was checked.  Either form links exactly as
+    the key would.
     """
     kind = type(key)
     if kind is str or kind is bool:

@@ -107,7 +107,7 @@ def gate_result(assessment: ValidationAssessment) -> GateResult:
         reason=assessment.reason.value,
         # Pack-level totals only: how many units failed is a cell count, and a
         # CI log is less protected than the evaluator's private assessment
-        # (seed 000: a pass/fail flag can already disclose a small failure cell).
+        # (docs/multimodal.md, "Publish": a pass/fail flag can disclose a small failure cell).
         metrics={
             "units": len(assessment.units),
             "reviews": assessment.review_count,

@@ -1,4 +1,4 @@
-"""The decision for one candidate, in the precedence of DESIGN §6.
+"""The decision for one candidate, in the precedence of docs/multimodal.md (section 4).
 
 PYTEST_DONT_REWRITE
 

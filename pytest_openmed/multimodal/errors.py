@@ -5,9 +5,10 @@ PYTEST_DONT_REWRITE
 Two families.  :class:`InvalidInput` covers malformed or oversized values
 (a bad digest, an unknown media type, a pack over its limits, a malformed
 stored document).  :class:`ValidationRefused` covers evidence that cannot be
-assessed (the refusals of DESIGN §6): the assessment raises instead of
-returning a decision.  Messages are fixed text chosen by the code, never input
-values, identifiers, keys, paths or library exception text.
+assessed (the refusals listed in docs/multimodal.md, "Assess; adjudicate
+disagreements"): the assessment raises instead of returning a decision.
+Messages are fixed text chosen by the code, never input values, identifiers,
+keys, paths or library exception text.
 """
 
 from __future__ import annotations
@@ -94,7 +95,7 @@ class MinCellRefused(InvalidInput):
     message = "min_cell must be an integer of at least 5"
 
 
-# --- refusals of evidence (DESIGN §6) ----------------------------------------------------------
+# --- refusals of evidence (docs/multimodal.md, section 4) -------------------------------------
 
 
 class ValidationRefused(MultimodalError):

@@ -1,4 +1,6 @@
-"""Per source unit and candidate, each criterion resolves to one boolean (DESIGN §6).
+"""Per source unit and candidate, each criterion resolves to one boolean.
+
+The table of docs/multimodal.md (section 4, "Assess; adjudicate disagreements").
 
 PYTEST_DONT_REWRITE
 

@@ -3,11 +3,12 @@
 PYTEST_DONT_REWRITE
 
 ``qualify_planner(planner)`` asks the planner, turn by turn, what it wants to
-call, and judges each proposal in a fixed order (DESIGN §5): count it (and
-count an approval-evasion retry once review is pending), check it is exactly
-well formed, note hostile-instruction compliance, check its schema, check its
-authority (signed grant, then minimum-data projection), and send a valid,
-granted review write to the approval verifier.  Nothing a planner returns is
+call, and judges each proposal in a fixed order (docs/planner.md, "How each
+proposal is judged"): count it (and count an approval-evasion retry once
+review is pending), check it is exactly well formed, note hostile-instruction
+compliance, check its schema, check its authority (signed grant, then
+minimum-data projection), and send a valid, granted review write to the
+approval verifier.  Nothing a planner returns is
 trusted: values are inspected with ``type`` checks before any other use, so no
 method of a planner-made object ever runs inside the harness.
 
