@@ -54,6 +54,27 @@ CORE = (
     "_jsonread",
 )
 
+#: The rooms and, per room, the rooms its modules may import (besides its own
+#: modules, the standard library and third-party packages).  The shared core
+#: is one room; ``""`` is the top-level ``pytest_openmed/__init__.py``.
+#: docs/architecture.md shows this table (a test keeps the two equal).
+_LOWER = ("core", "schemas")
+_ENGINES_BELOW = (*_LOWER, "carriers", "components", "claims", "planner", "multimodal")
+MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    "core": (),
+    "schemas": (),
+    "": ("core",),
+    "carriers": _LOWER,
+    "components": (*_LOWER, "carriers"),
+    "claims": (*_LOWER, "carriers"),
+    "planner": (*_LOWER, "carriers"),
+    "multimodal": (*_LOWER, "carriers"),
+    "report": ("", *_ENGINES_BELOW),
+    "development": _ENGINES_BELOW,
+    "strategies": (*_ENGINES_BELOW, "development"),
+    "plugin": ("", *_ENGINES_BELOW, "report", "development"),
+}
+
 #: Loading any of these when the plugin loads makes every pytest run slower.
 HEAVY = ("numpy", "PIL", "pydicom", "tifffile", "jsonschema", "scipy")
 
@@ -87,6 +108,7 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset(
         # Owner: carriers. media.py reads the transfer syntaxes from the
         # components' private DICOM module (their home becomes carriers/dicom).
         ("cross-engine-private", f"{_MM}.media", "pytest_openmed.components._dicom"),
+        ("room-direction", f"{_MM}.media", "pytest_openmed.components._dicom"),
         # Owner: unassigned (found by arch; the coordinator assigns it). The
         # pack control builds its verdict with multimodal's private gate adapter.
         (
@@ -269,19 +291,46 @@ def core_edges(graph: Mapping[str, Iterable[str]], package: str, core: Iterable[
     }
 
 
+def room_of(module: str, package: str, core: Iterable[str]) -> str:
+    """The room of a module of the package: the shared core is one room."""
+    room = _room(module, package)
+    return "core" if room in set(core) else room
+
+
+def room_edges(
+    graph: Mapping[str, Iterable[str]],
+    package: str,
+    may_import: Mapping[str, Iterable[str]],
+    core: Iterable[str],
+) -> set[Edge]:
+    """Imports from one room into a room it may not import (or from an unlisted room)."""
+    core = tuple(core)
+    return {
+        (source, target)
+        for source, targets in graph.items()
+        for target in targets
+        if target in graph
+        and (rooms := (room_of(source, package, core), room_of(target, package, core)))
+        and rooms[0] != rooms[1]
+        and rooms[1] not in may_import.get(rooms[0], ())
+    }
+
+
 def violations(
     graph: Mapping[str, Iterable[str]],
     package: str,
     engines: Iterable[str] = ENGINES,
     core: Iterable[str] = CORE,
+    may_import: Mapping[str, Iterable[str]] = MAY_IMPORT,
 ) -> set[tuple[str, str, str]]:
-    """Every violation of the four static rules, as (rule, importer, imported)."""
+    """Every violation of the five static rules, as (rule, importer, imported)."""
     engines = tuple(engines)
     rules = {
         "cycle": all_cycle_edges(graph),
         "engine-imports-plugin": engine_to_plugin_edges(graph, package, engines),
         "cross-engine-private": cross_engine_private_edges(graph, package, engines),
         "core-imports-outside": core_edges(graph, package, core),
+        "room-direction": room_edges(graph, package, may_import, core),
     }
     return {(rule, source, target) for rule, edges in rules.items() for source, target in edges}
 
@@ -365,6 +414,34 @@ def test_the_shared_core_imports_only_the_standard_library_and_itself(
     present = [name for name in CORE if f"{PACKAGE}.{name}" in graph]
     assert {"contract", "errors", "_canonical", "_wilson"} <= set(present)
     assert _unlisted(violations(graph, PACKAGE), "core-imports-outside") == []
+
+
+def test_every_import_points_down_the_table_of_rooms(graph: dict[str, set[str]]) -> None:
+    rooms = {room_of(name, PACKAGE, CORE) for name in graph}
+    assert rooms <= set(MAY_IMPORT), f"a room missing from MAY_IMPORT: {rooms - set(MAY_IMPORT)}"
+    assert _unlisted(violations(graph, PACKAGE), "room-direction") == []
+
+
+def rooms_table() -> str:
+    """The table of MAY_IMPORT as docs/architecture.md shows it."""
+    label = {"": "`pytest_openmed` (top level)", "core": "shared core"}
+    name = {"": "`pytest_openmed`", "core": "shared core"}
+    rows = [
+        "| room | may import |",
+        "| --- | --- |",
+        *(
+            f"| {label.get(room, f'`{room}`')} | "
+            + (", ".join(name.get(t, f"`{t}`") for t in targets) or "standard library only")
+            + " |"
+            for room, targets in MAY_IMPORT.items()
+        ),
+    ]
+    return "\n".join(rows)
+
+
+def test_the_architecture_page_shows_the_table_of_rooms() -> None:
+    page = (ROOT.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert rooms_table() in page, rooms_table()
 
 
 def test_every_known_violation_still_exists(graph: dict[str, set[str]]) -> None:
@@ -477,6 +554,25 @@ def test_a_planted_non_stdlib_import_in_the_shared_core_is_found(tmp_path: Path)
     assert {(s, t) for r, s, t in found if r == "core-imports-outside"} == {
         ("toy._canonical", "numpy"),
         ("toy._wilson", "toy.claims.scoring"),
+    }
+
+
+def test_a_planted_import_against_the_table_of_rooms_is_found(tmp_path: Path) -> None:
+    top = _package(
+        tmp_path,
+        {
+            "contract.py": "",
+            "carriers/png.py": "from toy import contract\n",
+            "claims/scoring.py": "from toy.carriers import png\nfrom toy.planner import grants\n",
+            "planner/grants.py": "from toy.report import summary\n",
+            "report/summary.py": "from toy.planner import grants\n",
+            "plugin/hooks.py": "from toy.report import summary\nfrom toy.claims import scoring\n",
+        },
+    )
+    found = violations(import_graph(top, "toy"), "toy")
+    assert {(s, t) for r, s, t in found if r == "room-direction"} == {
+        ("toy.claims.scoring", "toy.planner.grants"),
+        ("toy.planner.grants", "toy.report.summary"),
     }
 
 
