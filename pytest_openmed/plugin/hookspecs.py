@@ -29,12 +29,38 @@ def pytest_openmed_gate_result(
 ) -> None:
     """Called once per gate verdict, in the process that ran the item.
 
-    ``item`` is a gate item collected from a gate file or a planner option, or
-    an ordinary test whose ``claim_scorer`` / ``qualify_planner`` fixture
-    produced a verdict.  ``result`` is immutable; the item's outcome is decided
-    by the plugin (only ``passed`` passes) and cannot be changed here.  Under
-    pytest-xdist this runs on the worker; use ``pytest_openmed_report`` to see
-    every verdict in one place.
+    Use it to forward verdicts (a dashboard, release notes) as they happen.
+    ``result`` is immutable; the item's outcome is decided by the plugin (only
+    ``passed`` passes) and cannot be changed here, and a return value is
+    ignored.  Under pytest-xdist this runs on the worker that ran the item; use
+    :func:`pytest_openmed_report` to see every verdict in one place.
+
+    :param config: The pytest config object.
+    :param item: The item that produced the verdict: a gate item collected from
+        a gate file or a ``--openmed-planner`` option, or an ordinary test whose
+        ``claim_scorer`` / ``qualify_planner`` fixture produced it.  Its
+        ``nodeid`` is the only identifier to forward.
+    :param result: The verdict: ``kind`` (``claims``, ``planner``, ``pack``,
+        ``custom``), ``status`` (a ``GateStatus``), ``reason`` (a closed rule
+        name such as ``unsupported_rate``) and ``metrics`` (names and numbers
+        only).  It holds no identifier, key, path or source text.
+
+    Example, a conftest that lists the gates that did not pass at the end of
+    a serial run::
+
+        FAILED_GATES = []
+
+        def pytest_openmed_gate_result(config, item, result):
+            if result.status.value != "passed":
+                FAILED_GATES.append(f"{item.nodeid}: {result.status.value} ({result.reason})")
+
+        def pytest_terminal_summary(terminalreporter):
+            for line in FAILED_GATES:
+                terminalreporter.write_line(f"release blocker: {line}")
+
+    Use in conftest plugins: any conftest file or plugin can implement this
+    hook.  It is called through ``config.hook``, so every conftest loaded by
+    then sees every verdict, not only the conftests above the item.
     """
 
 
@@ -42,9 +68,26 @@ def pytest_openmed_gate_result(
 def pytest_openmed_report(config: pytest.Config, report: dict[str, Any]) -> None:
     """Called once on the controller just before the JSON report is written.
 
-    ``report`` is the document that will be written to ``--openmed-report``
-    (a mutable ``dict``); implementations may add keys under ``"extensions"``.
-    The amended document must still serialise as strict JSON and validate
-    against the shipped schema; otherwise nothing is written and the run exits
-    4 (``OPENMED-REPORT-HOOK``).  Not called when no report path is configured.
+    Use it to add your own data to the report (a release train, a ticket).
+    Not called when no ``--openmed-report`` path is configured; a return value
+    is ignored.
+
+    :param config: The pytest config object.
+    :param report: The document that will be written to ``--openmed-report``,
+        a mutable ``dict`` shaped as docs/report.md describes, every worker's
+        verdicts included.  Add keys under ``report["extensions"]``; the
+        amended document must still serialise as strict JSON (no ``NaN``,
+        sets or arbitrary objects) and validate against the shipped schema,
+        otherwise nothing is written and the run exits 4 with
+        ``OPENMED-REPORT-HOOK``.
+
+    Example, a conftest that records the release train and the gate kinds
+    that ran::
+
+        def pytest_openmed_report(config, report):
+            kinds = sorted({gate["kind"] for gate in report["gates"]})
+            report["extensions"]["release"] = {"train": "2026.12", "kinds": kinds}
+
+    Use in conftest plugins: any conftest file or plugin can implement this
+    hook; every conftest loaded during the run sees it.
     """
