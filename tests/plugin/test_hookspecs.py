@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from pytest_openmed.plugin import hookspecs
-from tests.plugin.conftest import validate_report
+
+from .conftest import validate_report
 
 DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "hookspecs.md"
 HOOKS = (hookspecs.pytest_openmed_gate_result, hookspecs.pytest_openmed_report)
