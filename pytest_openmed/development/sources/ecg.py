@@ -66,6 +66,7 @@ from numpy.typing import NDArray
 
 from pytest_openmed._canonical import canonical_bytes
 from pytest_openmed.development.sources import GeneratedSource, check_slice
+from pytest_openmed.multimodal import MediaType
 
 __all__ = [
     "ARTEFACT_FORMS",
@@ -81,8 +82,9 @@ __all__ = [
     "waveform_json",
 ]
 
-JSON_MEDIA_TYPE = "application/json"
-DICOM_MEDIA_TYPE = "application/dicom"
+#: The media types a pack gives these carriers (one spelling: ``MediaType``).
+JSON_MEDIA_TYPE = MediaType.WAVEFORM_JSON.value
+DICOM_MEDIA_TYPE = MediaType.DICOM.value
 
 #: The artefact kinds, named as the quality flags they should raise.
 ARTEFACT_KINDS = ("flatline", "clipping", "baseline_wander", "mains_interference", "noise")
