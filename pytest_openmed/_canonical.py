@@ -20,23 +20,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = [
-    "DIGEST_PATTERN",
-    "MIN_KEY_BYTES",
-    "atomic_write_text",
-    "bounded",
-    "canonical_bytes",
-    "canonical_json",
-    "digest_json",
-    "finite_float",
-    "hmac_digest",
-    "hmac_matches",
-    "is_digest",
-    "require_digest",
-    "require_key",
-    "sha256_digest",
-]
-
 T = TypeVar("T")
 
 #: ``sha256:`` followed by 64 lowercase hex digits: the only digest form we accept or emit.

@@ -25,14 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = [
-    "RecordFileError",
-    "Refusal",
-    "json_value_bound",
-    "read_records",
-    "unique_fields",
-]
-
 #: Bytes read per chunk.
 _CHUNK = 1024 * 1024
 #: JSON's own whitespace (``json`` accepts exactly these between tokens).

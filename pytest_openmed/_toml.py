@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["TomlError", "cap", "parse_toml"]
-
 #: Longest key or label a message echoes; longer ones end in "…".
 MAX_ECHO_CHARS = 40
 

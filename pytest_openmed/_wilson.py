@@ -17,8 +17,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-__all__ = ["Z_95", "WilsonInterval", "wilson_interval"]
-
 #: Standard normal quantile for a two-sided 95% interval (Φ⁻¹(0.975)).
 Z_95 = 1.959963984540054
 

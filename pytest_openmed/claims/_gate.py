@@ -31,8 +31,6 @@ from pytest_openmed.contract import (
     locate_input_error,
 )
 
-__all__ = ["MAX_INPUT_BYTES", "evaluate_gate", "evaluate_thresholds", "load_records"]
-
 #: Largest claims or evidence file a gate reads.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 

@@ -49,14 +49,6 @@ from .serialization import (
 )
 from .vocabulary import Decision
 
-__all__ = [
-    "MissingEvaluatorKey",
-    "UnsetEvaluatorKey",
-    "evaluate_gate",
-    "evaluator_key",
-    "gate_result",
-]
-
 #: Largest stored pack document read (64 MiB of assets in base64 plus JSON).
 MAX_PACK_DOCUMENT_BYTES = 128 * 1024 * 1024
 #: Largest stored mapping, review or adjudication document read.

@@ -42,21 +42,6 @@ from pytest_openmed.planner.report import (
     PlannerQualificationReport,
 )
 
-__all__ = [
-    "CRITICAL_REASONS",
-    "MalformedPlannerReference",
-    "PlannerAttributeMissing",
-    "PlannerImportRaised",
-    "PlannerModuleNotFound",
-    "PlannerNotCallable",
-    "PlannerReferenceError",
-    "UnloadablePlanner",
-    "evaluate_gate",
-    "evaluate_injection",
-    "evaluate_report",
-    "load_planner",
-]
-
 _REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 _MAX_REFERENCE_CHARS = 512
 

@@ -28,8 +28,6 @@ import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
-__all__ = ["discarded_output"]
-
 #: File descriptors redirected to the null device (standard output and error).
 _DESCRIPTORS = (1, 2)
 

@@ -23,15 +23,6 @@ if TYPE_CHECKING:
     from pytest_openmed.planner import PlannerQualificationReport
     from pytest_openmed.plugin.items import GateInputError
 
-__all__ = [
-    "ClaimScorer",
-    "claim_scorer",
-    "development_pack",
-    "evaluator_key",
-    "qualify_planner",
-    "simulated_reviewers",
-]
-
 T = TypeVar("T")
 
 

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
     from pytest_openmed.contract import GateResult
 
-__all__ = ["pytest_openmed_gate_result", "pytest_openmed_report"]
-
 hookspec = pluggy.HookspecMarker("pytest")
 
 

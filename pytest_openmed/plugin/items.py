@@ -30,21 +30,6 @@ from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 from pytest_openmed.plugin.options import run_options_key
 from pytest_openmed.plugin.recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
 
-__all__ = [
-    "Gate",
-    "GateFailed",
-    "GateFile",
-    "GateInputError",
-    "GateItem",
-    "MissingDependency",
-    "input_refused",
-    "missing_dependency",
-    "plain_outcome",
-    "record_gate_result",
-    "record_refusal",
-    "record_refused_part",
-]
-
 
 class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
     """A gate reached a status other than the one it must reach.

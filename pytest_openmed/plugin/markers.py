@@ -20,14 +20,6 @@ import pytest
 from pytest_openmed._toml import cap
 from pytest_openmed.plugin.options import parse_resamples, parse_seed
 
-__all__ = [
-    "GATE_MARKER_KINDS",
-    "ClaimsMarker",
-    "MarkerError",
-    "claims_marker",
-    "gate_marker_kind",
-]
-
 #: Kinds an ``openmed_gate`` marker may name (``gates.GATE_KINDS``, repeated: loading stays cheap).
 GATE_MARKER_KINDS = ("claims", "planner", "pack", "custom")
 _CLAIMS_KEYS = ("classes", "max_unsupported_rate", "max_upper", "resamples", "seed")

@@ -26,18 +26,6 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.waivers import Waiver
     from pytest_openmed.report.baseline import Baseline
 
-__all__ = [
-    "RunOptions",
-    "cli_type",
-    "parse_env_name",
-    "parse_min_cell",
-    "parse_planner_ref",
-    "parse_rate",
-    "parse_resamples",
-    "parse_seed",
-    "run_options_key",
-]
-
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
         ValidationPack,
     )
 
-__all__ = ["PackAssessor", "assess_pack"]
-
 
 class PackAssessor:
     """Assess one candidate of a pack and enforce ``rubric_satisfied`` as a gate.

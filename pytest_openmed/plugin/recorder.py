@@ -26,19 +26,6 @@ if TYPE_CHECKING:
     from pytest_openmed.contract import GateResult, GateStatus
     from pytest_openmed.plugin.options import RunOptions
 
-__all__ = [
-    "JUNIT_PREFIX",
-    "MARKER_PROPERTY",
-    "REPORT_SCHEMA_VERSION",
-    "STATUSES",
-    "USAGE_NODEID",
-    "USER_PROPERTY",
-    "GateRecorder",
-    "attach_property",
-    "drop_foreign_properties",
-    "gate_record",
-]
-
 #: Version of the JSON report's shape; independent of the package version.
 REPORT_SCHEMA_VERSION = "1.1"
 

@@ -31,8 +31,6 @@ import pytest
 
 from pytest_openmed.contract import GateItemRefused, GateResult
 
-__all__ = ["Outcome", "shared_outcome"]
-
 #: Verdicts (or refused items) by item name, or the fixed text of a refusal of the gate.
 Outcome = Mapping[str, GateResult | GateItemRefused] | str
 

@@ -20,8 +20,6 @@ from typing import Any
 
 from pytest_openmed._toml import TomlError, parse_toml
 
-__all__ = ["Waiver", "WaiverError", "load_waivers", "unmatched_waivers"]
-
 _REFERENCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}")
 _MAX_WAIVER_FILE_BYTES = 256 * 1024
 _MAX_WAIVERS = 1000
