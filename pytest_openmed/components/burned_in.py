@@ -78,6 +78,10 @@ MIN_IMAGE_SIDE = 16
 
 #: A band beside a text line may hold up to this many lines that could not be told apart.
 _BLOCK_LINES = 4
+#: Side, in background tiles, of the neighbourhood whose calmer quarter sets the local levels.
+_LOCAL_TILES = 9
+#: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
+_CALM_RATIO = 0.35
 
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
 _UNDECODABLE = "the image could not be decoded"
@@ -303,6 +307,18 @@ def _normalised(decoded: _Decoded) -> FloatImage:
     return 1.0 - scaled if decoded.inverted else scaled
 
 
+def _tiles(energy: FloatImage, tile: int) -> FloatImage:
+    """The energy cut into ``tile`` x ``tile`` tiles: (tile rows, tile columns, pixels)."""
+    rows, cols = energy.shape[0] // tile, energy.shape[1] // tile
+    tiles: FloatImage = (
+        energy[: rows * tile, : cols * tile]
+        .reshape(rows, tile, cols, tile)
+        .transpose(0, 2, 1, 3)
+        .reshape(rows, cols, tile * tile)
+    )
+    return tiles
+
+
 def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
     """The energy of the quieter half of the image: tiles whose median is at most the median tile.
 
@@ -310,17 +326,12 @@ def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
     so the levels follow that background, not the anatomy's texture (which the
     text-line tests below reject). An image smaller than two tiles is sampled whole.
     """
-    rows, cols = energy.shape[0] // tile, energy.shape[1] // tile
-    if rows * cols < 2:
+    tiles = _tiles(energy, tile)
+    if tiles.shape[0] * tiles.shape[1] < 2:
         return energy.ravel()
-    tiles = (
-        energy[: rows * tile, : cols * tile]
-        .reshape(rows, tile, cols, tile)
-        .transpose(0, 2, 1, 3)
-        .reshape(rows * cols, tile * tile)
-    )
-    medians = np.median(tiles, axis=1)
-    quiet: FloatImage = tiles[medians <= np.median(medians)].ravel()
+    flat = tiles.reshape(-1, tile * tile)
+    medians = np.median(flat, axis=1)
+    quiet: FloatImage = flat[medians <= np.median(medians)].ravel()
     return quiet
 
 
@@ -381,7 +392,7 @@ class _Detection:
 
 
 def _along_line(
-    energy: FloatImage, level: float, where: tuple[slice, slice], gap: float
+    energy: FloatImage, level: FloatImage, where: tuple[slice, slice], gap: float
 ) -> tuple[int, int]:
     """Columns of a text line: the line's, extended left and right over faint glyphs.
 
@@ -391,7 +402,7 @@ def _along_line(
     glyph) are bridged. The line grows by at most its own width on each side:
     enough for the faint half of a line, not a walk along textured anatomy.
     """
-    profile: BoolImage = np.any(energy[where[0], :] >= level, axis=0)
+    profile: BoolImage = np.any(energy[where[0], :] >= level[where[0], :], axis=0)
     x0, x1 = where[1].start, where[1].stop
     reach = x1 - x0
     limit = int(gap)
@@ -412,9 +423,60 @@ def _along_line(
 
 @dataclass(frozen=True, slots=True)
 class _Levels:
-    extent: float
-    weak: float
-    strong: float
+    """Per-pixel extent, sensitive (weak) and masking (strong) levels of the text energy."""
+
+    extent: FloatImage
+    weak: FloatImage
+    strong: FloatImage
+
+
+def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]:
+    """The three levels per pixel, and the image's sensitive level (for the clutter rule).
+
+    The image's levels are ``median + k * spread`` of the quieter half's energy. A
+    *calm margin* gets its own: per tile, the median energy and its noise (1.4826 *
+    MAD within the tile); per neighbourhood of :data:`_LOCAL_TILES` tiles a side,
+    their calmer quarter (25th percentile; text covering up to half the neighbourhood
+    does not raise its own level). Where that neighbourhood's sensitive level is at
+    most :data:`_CALM_RATIO` of the image's, the margin is distinctly calmer than the
+    image — the black band beside an ultrasound fan, the air beside an MR — and text
+    printed there is measured against the margin's noise, not the image's; elsewhere
+    the image's levels hold (within-tile noise alone would read a uniformly textured
+    image as calmer than it is). Never below the floors; whatever a lower level raises
+    meets the same text-line tests as everywhere.
+    """
+    tile = config.background_tile_px
+    median, spread = _robust_spread(_background_sample(energy, tile))
+    sigmas = (config.extent_sigmas, config.sensitive_sigmas, config.mask_sigmas)
+    floors = (config.extent_floor, config.sensitive_floor, config.mask_floor)
+    whole = [max(floor, median + k * spread) for k, floor in zip(sigmas, floors, strict=True)]
+    whole[1] = max(whole[0], whole[1])
+    whole[2] = max(whole[1], whole[2])
+    tiles = _tiles(energy, tile)
+    rows, cols = tiles.shape[:2]
+    if rows * cols < 2:
+        maps = [np.full(energy.shape, level) for level in whole]
+    else:
+        tile_median = np.median(tiles, axis=2)
+        tile_noise = 1.4826 * np.median(np.abs(tiles - tile_median[..., None]), axis=2)
+        calm_median = ndimage.percentile_filter(tile_median, 25, size=_LOCAL_TILES, mode="nearest")
+        calm_noise = ndimage.percentile_filter(tile_noise, 25, size=_LOCAL_TILES, mode="nearest")
+        local = [
+            np.maximum(floor, calm_median + k * calm_noise)
+            for k, floor in zip(sigmas, floors, strict=True)
+        ]
+        local[1] = np.maximum(local[0], local[1])
+        local[2] = np.maximum(local[1], local[2])
+        calm = local[1] <= _CALM_RATIO * whole[1]
+        height, width = energy.shape
+        pad = ((0, height - rows * tile), (0, width - cols * tile))
+        maps = [
+            np.pad(
+                np.where(calm, grid, level).repeat(tile, axis=0).repeat(tile, axis=1), pad, "edge"
+            )
+            for grid, level in zip(local, whole, strict=True)
+        ]
+    return _Levels(extent=maps[0], weak=maps[1], strong=maps[2]), whole[1]
 
 
 def _line_candidate(
@@ -456,7 +518,7 @@ def _line_candidate(
     lo, hi = max(0, band[0] - half_rows), min(inside.shape[0], band[1] + half_rows)
     where = (slice(blob[0].start + lo, blob[0].start + hi), blob[1])
     own = inside[lo:hi]
-    core = own & (energy[where] >= levels.weak)
+    core = own & (energy[where] >= levels.weak[where])
     if int(core.sum()) < config.min_candidate_px:
         return None
     line = (slice(top, bottom), blob[1])
@@ -479,7 +541,7 @@ def _line_candidate(
         return None
     region: Region | None = None
     if (
-        float(energy[where][own].max()) >= levels.strong
+        bool((energy[where] >= levels.strong[where])[own].any())
         and text_w >= config.min_aspect * text_h
         and crossings >= config.min_crossings
     ):
@@ -523,21 +585,16 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
     is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
-    median, spread = _robust_spread(_background_sample(energy, config.background_tile_px))
-    extent = max(config.extent_floor, median + config.extent_sigmas * spread)
-    weak = max(extent, config.sensitive_floor, median + config.sensitive_sigmas * spread)
-    strong = max(weak, config.mask_floor, median + config.mask_sigmas * spread)
-    levels = _Levels(extent=extent, weak=weak, strong=strong)
-    blobs, _ = ndimage.label(energy > extent)
+    levels, weak = _levels(energy, config)
+    blobs, _ = ndimage.label(energy > levels.extent)
     found: list[_Candidate] = []
     pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]] = []
     for label, where in enumerate(ndimage.find_objects(blobs), start=1):
         if where is None:
             continue
         inside = blobs[where] == label
-        if float(energy[where][inside].max()) < weak:
-            continue
-        if int((inside & (energy[where] >= weak)).sum()) < config.min_candidate_px:
+        sensitive = inside & (energy[where] >= levels.weak[where])
+        if int(sensitive.sum()) < max(1, config.min_candidate_px):
             continue
         strokes = _strokes(response[where], inside)
         for band in _line_bands(strokes):
