@@ -319,19 +319,14 @@ def _tiles(energy: FloatImage, tile: int) -> FloatImage:
     return tiles
 
 
-def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
+def _quiet_sample(tiles: FloatImage, tile_median: FloatImage) -> FloatImage:
     """The energy of the quieter half of the image: tiles whose median is at most the median tile.
 
     Text is printed where it can be read — on air, a flat border or a smooth patch —
     so the levels follow that background, not the anatomy's texture (which the
-    text-line tests below reject). An image smaller than two tiles is sampled whole.
+    text-line tests below reject).
     """
-    tiles = _tiles(energy, tile)
-    if tiles.shape[0] * tiles.shape[1] < 2:
-        return energy.ravel()
-    flat = tiles.reshape(-1, tile * tile)
-    medians = np.median(flat, axis=1)
-    quiet: FloatImage = flat[medians <= np.median(medians)].ravel()
+    quiet: FloatImage = tiles[tile_median <= np.median(tile_median)].ravel()
     return quiet
 
 
@@ -343,8 +338,9 @@ def _robust_spread(sample: FloatImage) -> tuple[float, float]:
 
 def _row_crossings(strokes: BoolImage) -> NDArray[np.int64]:
     """Stroke starts met along each row: text crosses about two per glyph."""
-    padded = np.pad(strokes, ((0, 0), (1, 0)))
-    crossings: NDArray[np.int64] = np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)
+    crossings: NDArray[np.int64] = strokes[:, :1].sum(axis=1) + np.sum(
+        strokes[:, 1:] & ~strokes[:, :-1], axis=1
+    )
     return crossings
 
 
@@ -446,18 +442,21 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     meets the same text-line tests as everywhere.
     """
     tile = config.background_tile_px
-    median, spread = _robust_spread(_background_sample(energy, tile))
+    tiles = _tiles(energy, tile)
+    rows, cols = tiles.shape[:2]
+    tile_median = np.median(tiles, axis=2) if rows * cols >= 2 else None
+    # An image smaller than two tiles is sampled whole.
+    sample = energy.ravel() if tile_median is None else _quiet_sample(tiles, tile_median)
+    median, spread = _robust_spread(sample)
     sigmas = (config.extent_sigmas, config.sensitive_sigmas, config.mask_sigmas)
     floors = (config.extent_floor, config.sensitive_floor, config.mask_floor)
     whole = [max(floor, median + k * spread) for k, floor in zip(sigmas, floors, strict=True)]
     whole[1] = max(whole[0], whole[1])
     whole[2] = max(whole[1], whole[2])
-    tiles = _tiles(energy, tile)
-    rows, cols = tiles.shape[:2]
-    if rows * cols < 2:
+    if tile_median is None or config.sensitive_floor > _CALM_RATIO * whole[1]:
+        # No neighbourhood can be a calm margin: its level never falls below the floor.
         maps = [np.full(energy.shape, level) for level in whole]
     else:
-        tile_median = np.median(tiles, axis=2)
         tile_noise = 1.4826 * np.median(np.abs(tiles - tile_median[..., None]), axis=2)
         calm_median = ndimage.percentile_filter(tile_median, 25, size=_LOCAL_TILES, mode="nearest")
         calm_noise = ndimage.percentile_filter(tile_noise, 25, size=_LOCAL_TILES, mode="nearest")
@@ -468,12 +467,12 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
         local[1] = np.maximum(local[0], local[1])
         local[2] = np.maximum(local[1], local[2])
         calm = local[1] <= _CALM_RATIO * whole[1]
-        height, width = energy.shape
-        pad = ((0, height - rows * tile), (0, width - cols * tile))
+        # Each pixel takes its tile's level; the rows and columns past the last whole
+        # tile take the last tile's.
+        tile_rows = np.minimum(np.arange(energy.shape[0]) // tile, rows - 1)
+        tile_cols = np.minimum(np.arange(energy.shape[1]) // tile, cols - 1)
         maps = [
-            np.pad(
-                np.where(calm, grid, level).repeat(tile, axis=0).repeat(tile, axis=1), pad, "edge"
-            )
+            np.where(calm, grid, level).take(tile_rows, axis=0).take(tile_cols, axis=1)
             for grid, level in zip(local, whole, strict=True)
         ]
     return _Levels(extent=maps[0], weak=maps[1], strong=maps[2]), whole[1]
@@ -586,16 +585,16 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
     levels, weak = _levels(energy, config)
-    blobs, _ = ndimage.label(energy > levels.extent)
+    blobs, count = ndimage.label(energy > levels.extent)
+    # Pixels at or above the sensitive level, per blob, in one pass over the image:
+    # most blobs are specks of noise that never reach it.
+    sensitive = np.bincount(blobs[energy >= levels.weak], minlength=count + 1)
     found: list[_Candidate] = []
     pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]] = []
     for label, where in enumerate(ndimage.find_objects(blobs), start=1):
-        if where is None:
+        if where is None or sensitive[label] < max(1, config.min_candidate_px):
             continue
         inside = blobs[where] == label
-        sensitive = inside & (energy[where] >= levels.weak[where])
-        if int(sensitive.sum()) < max(1, config.min_candidate_px):
-            continue
         strokes = _strokes(response[where], inside)
         for band in _line_bands(strokes):
             if band[1] - band[0] <= config.max_text_height:
@@ -709,11 +708,56 @@ def _merge_regions(regions: list[Region]) -> tuple[Region, ...]:
     return tuple(sorted(merged, key=lambda r: (r[1], r[0], r[3], r[2])))
 
 
+def _running(values: FloatImage, size: int, axis: int, *, dilate: bool) -> FloatImage:
+    """Running minimum (or maximum, ``dilate``) over ``size`` samples along ``axis``.
+
+    Exactly ``scipy.ndimage.grey_erosion`` / ``grey_dilation`` along one axis (mode
+    ``reflect``; an even window sits as SciPy places it), by window doubling: about
+    log2(size) whole-array ``np.minimum`` passes instead of SciPy's per-pixel loop.
+    """
+    op = np.maximum if dilate else np.minimum
+    count = values.shape[axis]
+    left = size // 2 - (1 if dilate and size % 2 == 0 else 0)
+    padding = [(0, 0), (0, 0)]
+    padding[axis] = (left, size - 1 - left)
+    run = np.pad(values, padding, mode="symmetric")
+
+    def part(start: int, length: int) -> FloatImage:
+        index = [slice(None), slice(None)]
+        index[axis] = slice(start, start + length)
+        window: FloatImage = run[tuple(index)]
+        return window
+
+    width = 1
+    while 2 * width <= size:
+        length = run.shape[axis] - width
+        run = op(part(0, length), part(width, length))
+        width *= 2
+    result: FloatImage = op(part(0, count), part(size - width, count))
+    return result
+
+
+def _square(values: FloatImage, size: int, *, dilate: bool) -> FloatImage:
+    """Grey erosion (or dilation) with a ``size`` x ``size`` square, one axis at a time."""
+    return _running(_running(values, size, 0, dilate=dilate), size, 1, dilate=dilate)
+
+
+def _tophats(smooth: FloatImage, size: int) -> tuple[FloatImage, FloatImage]:
+    """White and black top-hats with a ``size`` square, equal to SciPy's, in one pass each way.
+
+    The white top-hat is the image minus its opening (erosion, then dilation), the
+    black one its closing (dilation, then erosion) minus the image.
+    """
+    white = smooth - _square(_square(smooth, size, dilate=False), size, dilate=True)
+    black = _square(_square(smooth, size, dilate=True), size, dilate=False) - smooth
+    return white, black
+
+
 def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
     smooth = ndimage.gaussian_filter(image, config.smooth_sigma) if config.smooth_sigma else image
-    size = (config.tophat_px, config.tophat_px)
-    bright, bright_cluttered = _candidates(ndimage.white_tophat(smooth, size=size), config)
-    dark, dark_cluttered = _candidates(ndimage.black_tophat(smooth, size=size), config)
+    white, black = _tophats(smooth, config.tophat_px)
+    bright, bright_cluttered = _candidates(white, config)
+    dark, dark_cluttered = _candidates(black, config)
     candidates = bright + dark
     regions = _merge_regions([c.region for c in candidates if c.region is not None])
     masked = np.zeros(image.shape, dtype=bool)
