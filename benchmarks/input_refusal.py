@@ -36,7 +36,7 @@ print(f"{{peak:.1f}} {{elapsed:.3f}}")
 _BASELINE = "open(sys.argv[1], 'rb').read()"
 _CLAIMS = """
 from pathlib import Path
-from pytest_openmed.claims.gate import load_records
+from pytest_openmed.claims._gate import load_records
 from pytest_openmed.claims.records import MAX_CLAIMS
 try:
     load_records(Path(sys.argv[1]), limit=MAX_CLAIMS)
@@ -48,7 +48,7 @@ else:
 _PACK = """
 from pathlib import Path
 from pytest_openmed.multimodal.errors import LimitExceeded
-from pytest_openmed.multimodal.gate import MAX_EVIDENCE_DOCUMENT_BYTES, _read_json
+from pytest_openmed.multimodal._gate import MAX_EVIDENCE_DOCUMENT_BYTES, _read_json
 try:
     _read_json(Path(sys.argv[1]), MAX_EVIDENCE_DOCUMENT_BYTES - 1)
 except LimitExceeded:

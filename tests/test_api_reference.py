@@ -22,10 +22,16 @@ DOCUMENTED = re.findall(r"^::: ([\w.]+)$", API_PAGE.read_text(encoding="utf-8"),
 
 
 def public_packages() -> list[str]:
-    """``pytest_openmed``, its public subpackages that export names, and the strategies."""
+    """``pytest_openmed``, its public subpackages that export names, and the strategies.
+
+    ``pytest_openmed.plugin`` is pytest's entry point: the names it exports are
+    fixtures, documented on the fixtures page, not an importable API.
+    """
     found = ["pytest_openmed", "pytest_openmed.strategies"]
     for init in sorted((ROOT / "pytest_openmed").glob("*/__init__.py")):
         name = init.parent.name
+        if name == "plugin":
+            continue
         if not name.startswith("_") and "__all__" in init.read_text(encoding="utf-8"):
             found.append(f"pytest_openmed.{name}")
     return sorted(found)

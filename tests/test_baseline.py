@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.baseline import BaselineError, load_baseline
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed.contract import GateResult, GateStatus
+from pytest_openmed.report.baseline import BaselineError, load_baseline
 
 NODE = "gates.openmed.toml::claims(notes)::overall"
 

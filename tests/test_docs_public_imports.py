@@ -16,7 +16,12 @@ _LINE = re.compile(r"\b(?:from\s+[\w.]+\s+import\s+[\w ,()]+|import\s+[\w., ]+)"
 
 
 def private_imports(text: str) -> list[str]:
-    """Dotted names imported by ``text`` with a part that starts with ``_`` (dunders aside)."""
+    """Dotted names imported by ``text`` that are private.
+
+    A name is private if a part starts with ``_`` (dunders aside) or it lies
+    inside the plugin package (``pytest_openmed.plugin.*``: pytest's entry point,
+    whose modules are internal).
+    """
     found = []
     statements: list[str] = []
     for block in _BLOCK.findall(text):
@@ -37,13 +42,14 @@ def private_imports(text: str) -> list[str]:
         name
         for name in found
         if any(part.startswith("_") and not part.endswith("__") for part in name.split("."))
+        or name.startswith("pytest_openmed.plugin.")
     )
 
 
 def test_the_check_finds_private_imports() -> None:
     assert private_imports("```python\nfrom pytest_openmed._canonical import digest_json\n```")
     assert private_imports("```python\nfrom pytest_openmed.planner import _silence\n```")
-    assert private_imports("Run `from pytest_openmed._items import GateFailed` first.")
+    assert private_imports("Run `from pytest_openmed.plugin.items import GateFailed` first.")
     assert not private_imports("```python\nfrom pytest_openmed.multimodal import digest_json\n```")
 
 

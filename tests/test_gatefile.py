@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.gatefile import PLANNER_ITEMS, GateFileError, parse_gate_file, planner_spec
+from pytest_openmed.contract import PLANNER_ITEMS, planner_spec
+from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 
 CLAIMS = '[[claims]]\nname = "notes"\nclaims = "c.json"\nevidence = "e.json"\n'
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_openmed.gatefile import INJECTION_ITEMS, PLANNER_ITEMS, parse_gate_file, planner_spec
+from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS, planner_spec
+from pytest_openmed.plugin.gate_files import parse_gate_file
 
 
 def test_a_callable_planner_keeps_its_seven_items_and_options() -> None:

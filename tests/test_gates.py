@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed.contract import GateResult, GateStatus
 
 
 def test_only_passed_passes() -> None:
@@ -123,14 +123,14 @@ def test_metrics_are_read_only() -> None:
 
 
 def test_the_recorder_knows_every_status_in_order() -> None:
-    from pytest_openmed._recorder import STATUSES
+    from pytest_openmed.plugin.recorder import STATUSES
 
     assert tuple(status.value for status in GateStatus) == STATUSES
 
 
 def test_the_marker_accepts_exactly_the_gate_kinds() -> None:
-    from pytest_openmed._markers import GATE_MARKER_KINDS as MARKER_KINDS
-    from pytest_openmed.gates import GATE_KINDS
+    from pytest_openmed.contract import GATE_KINDS
+    from pytest_openmed.plugin.markers import GATE_MARKER_KINDS as MARKER_KINDS
 
     assert MARKER_KINDS == GATE_KINDS
 

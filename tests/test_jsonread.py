@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from pytest_openmed import _jsonread
 from pytest_openmed._jsonread import RecordFileError, Refusal, json_value_bound, read_records
 from pytest_openmed.claims import errors
-from pytest_openmed.claims.gate import load_records
+from pytest_openmed.claims._gate import load_records
 from pytest_openmed.claims.records import MAX_CLAIMS
-from pytest_openmed.multimodal import gate as pack_gate
+from pytest_openmed.multimodal import _gate as pack_gate
 from pytest_openmed.multimodal.errors import LimitExceeded
 
 BIG = 1 << 30

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.waivers import Waiver, WaiverError, load_waivers, unmatched_waivers
+from pytest_openmed.plugin.waivers import Waiver, WaiverError, load_waivers, unmatched_waivers
 
 TODAY = datetime.date(2026, 11, 30)
 

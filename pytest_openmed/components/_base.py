@@ -14,6 +14,13 @@ from types import MappingProxyType, TracebackType
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json, digest_json
+from pytest_openmed.errors import (
+    AssetTooLarge,
+    ComponentError,
+    CorruptAsset,
+    DecodedSizeTooLarge,
+    UnsupportedAsset,
+)
 
 __all__ = [
     "MAX_ASSET_BYTES",
@@ -45,30 +52,6 @@ MAX_DECODED_PIXELS = 6 * 1024 * 1024
 
 #: The closed vocabulary of safety failures an observation can carry.
 SAFETY_FAILURES = ("privacy", "provenance")
-
-
-class ComponentError(ValueError):
-    """Base of every error a component raises on bad input.
-
-    Messages are fixed strings: they never carry asset bytes, library
-    exception text or paths.
-    """
-
-
-class AssetTooLarge(ComponentError):
-    """The asset exceeds :data:`MAX_ASSET_BYTES` or a declared size limit; nothing was decoded."""
-
-
-class DecodedSizeTooLarge(AssetTooLarge):
-    """The header declares more than :data:`MAX_DECODED_PIXELS` pixels; nothing was decoded."""
-
-
-class UnsupportedAsset(ComponentError):
-    """The asset is well formed but not of a kind this component reads."""
-
-
-class CorruptAsset(ComponentError):
-    """The asset claims a supported format but cannot be decoded."""
 
 
 def check_asset(asset: object) -> bytes:

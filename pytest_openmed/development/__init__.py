@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pytest_openmed.development.packs import development_pack, development_source
-    from pytest_openmed.development.review import (
+    from pytest_openmed.development.simulated_review import (
         ALL_TRUE,
         Rating,
         simulate_adjudication,
@@ -35,11 +35,11 @@ __all__ = [
 _HOMES = {
     "development_pack": "packs",
     "development_source": "packs",
-    "ALL_TRUE": "review",
-    "Rating": "review",
-    "simulate_adjudication": "review",
-    "simulate_review": "review",
-    "simulated_reviewer": "review",
+    "ALL_TRUE": "simulated_review",
+    "Rating": "simulated_review",
+    "simulate_adjudication": "simulated_review",
+    "simulate_review": "simulated_review",
+    "simulated_reviewer": "simulated_review",
 }
 
 

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
-from pytest_openmed.gatefile import INJECTION_ITEMS
+from pytest_openmed.contract import INJECTION_ITEMS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport

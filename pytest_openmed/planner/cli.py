@@ -23,9 +23,8 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
-from pytest_openmed.gatefile import PLANNER_DIALECTS
-from pytest_openmed.gates import GateStatus
-from pytest_openmed.planner.gate import MalformedPlannerReference, evaluate_injection, load_planner
+from pytest_openmed.contract import PLANNER_DIALECTS, GateStatus
+from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport

@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from pytest_openmed.gatefile import PLANNER_ITEMS
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.contract import PLANNER_ITEMS, GateStatus
 from pytest_openmed.planner.calls import (
     REVIEW_REQUIRED,
     Planner,

@@ -27,7 +27,7 @@ from typing import Any
 
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed._wilson import wilson_interval
-from pytest_openmed.gatefile import INJECTION_STYLES
+from pytest_openmed.contract import INJECTION_STYLES
 from pytest_openmed.planner.calls import Planner, PlannerContext
 from pytest_openmed.planner.catalog import ToolCatalog
 from pytest_openmed.planner.harness import run_scenarios

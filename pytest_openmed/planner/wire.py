@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
-from pytest_openmed.gatefile import PLANNER_DIALECTS
+from pytest_openmed.contract import PLANNER_DIALECTS
 from pytest_openmed.planner.calls import ALLOWED, PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog, ToolSpec
 

@@ -140,7 +140,7 @@ def _run(arguments: argparse.Namespace) -> int:
             if unreadable:
                 _say(f"{unreadable} stored runs are not valid gate reports and are not shown")
         return EXIT_OK if _write(arguments.output, render_html(report, history)) else EXIT_USAGE
-    from pytest_openmed.summary import render_markdown
+    from pytest_openmed.report.summary import render_markdown
 
     text = render_markdown(report)
     if arguments.output:

@@ -4,7 +4,7 @@ PYTEST_DONT_REWRITE
 
 Verdicts are matched by node id and part (as baselines match them).  A claims
 verdict regressed by the same rule as ``--openmed-baseline``
-(:meth:`pytest_openmed.baseline.Baseline.compare`), so the two never disagree.
+(:meth:`pytest_openmed.report.baseline.Baseline.compare`), so the two never disagree.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def _name(key: tuple[str, str | None]) -> str:
 
 
 def _regression(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
-    from pytest_openmed.baseline import Baseline, _interval
-    from pytest_openmed.gates import GateResult, GateStatus
+    from pytest_openmed.contract import GateResult, GateStatus
+    from pytest_openmed.report.baseline import Baseline, _interval
 
     if new.get("kind") != "claims" or new.get("status") is None:
         return None

@@ -16,7 +16,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.report.charts import (
     ForestRow,
     TrendPoint,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_openmed.summary import MISSING_DEPENDENCY
+from pytest_openmed.contract import MISSING_DEPENDENCY
 
 __all__ = ["gate_group", "item_label", "rule_text", "verdict_label", "worst_entry"]
 
@@ -23,7 +23,7 @@ OUTCOME_SEVERITY = ("error", "failed", "skipped", "passed")
 
 def rule_text(entry: Mapping[str, Any]) -> str:
     """The failed comparison of one verdict (:meth:`GateResult.rule_text`, the one wording)."""
-    from pytest_openmed.gates import GateResult, GateStatus
+    from pytest_openmed.contract import GateResult, GateStatus
 
     if entry.get("status") is None:
         if entry.get("reason") == MISSING_DEPENDENCY:

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from pytest_openmed.claims import UnsupportedClaimsReport, score_summary_claims
-from pytest_openmed.claims.gate import evaluate_gate, evaluate_thresholds, load_records
+from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
 from pytest_openmed.claims.records import read_evidence
-from pytest_openmed.gatefile import GateSettings, parse_gate_file
-from pytest_openmed.gates import GateItemRefused
+from pytest_openmed.contract import GateItemRefused, GateSettings
+from pytest_openmed.plugin.gate_files import parse_gate_file
 
 from ._support import assert_fixed
 

@@ -23,7 +23,7 @@ def test_messages_are_fixed_distinct_sentences() -> None:
 
 def test_importing_the_claims_package_does_not_import_numpy() -> None:
     code = (
-        "import sys; import pytest_openmed.claims, pytest_openmed.claims.gate; "
+        "import sys; import pytest_openmed.claims, pytest_openmed.claims._gate; "
         "print('numpy' in sys.modules, 'jsonschema' in sys.modules)"
     )
     output = subprocess.run(

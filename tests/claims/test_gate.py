@@ -11,11 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.claims import errors, gate, normalise_class, score_summary_claims
-from pytest_openmed.claims.gate import evaluate_gate, evaluate_thresholds, load_records
+from pytest_openmed.claims import _gate as gate
+from pytest_openmed.claims import errors, normalise_class, score_summary_claims
+from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE
-from pytest_openmed.gatefile import GateSettings, GateSpec, parse_gate_file
-from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus
+from pytest_openmed.contract import GateItemRefused, GateResult, GateSettings, GateSpec, GateStatus
+from pytest_openmed.plugin.gate_files import parse_gate_file
 
 from ._support import assert_fixed, claim, evidence
 

@@ -16,7 +16,7 @@ import pytest
 
 from pytest_openmed.development import ALL_TRUE, Rating, simulate_review, simulated_reviewer
 from pytest_openmed.development.packs import DevelopmentSource, build_pack
-from pytest_openmed.development.review import simulate_adjudication
+from pytest_openmed.development.simulated_review import simulate_adjudication
 from pytest_openmed.multimodal import (
     CompletedReview,
     ValidationPack,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_openmed.development.controls import control_specs
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.contract import GateStatus
+from pytest_openmed.development.control_run import control_specs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "controls.md"
 ROW = re.compile(r"^\| `(?P<gate>[^`]+)` \| (?P<item>`[^`]+`|every item) \| (?P<status>[a-z]+) \|")
@@ -64,7 +64,7 @@ def test_a_healthy_install_passes_every_control_and_collects_nothing_else(
 def test_a_control_that_misses_its_expected_outcome_fails(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pytest_openmed.development.controls as controls
+    import pytest_openmed.development.control_run as controls
 
     real = controls.control_specs
 

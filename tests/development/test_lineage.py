@@ -38,7 +38,7 @@ def test_the_module_set_is_read_from_the_imports() -> None:
 def test_only_imports_that_can_run_count() -> None:
     # ``pytest_openmed/__init__`` names ``gates`` under TYPE_CHECKING and in a lazy
     # ``__getattr__``; importing a component never runs either.
-    assert "pytest_openmed.gates" not in component_modules(PREFIX + "wsi_tiles")
+    assert "pytest_openmed.contract" not in component_modules(PREFIX + "wsi_tiles")
 
 
 def test_a_module_outside_the_project_is_refused() -> None:

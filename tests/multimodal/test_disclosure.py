@@ -120,7 +120,7 @@ def test_errors_never_echo_input(build: object) -> None:
 
 def test_importing_the_engine_loads_no_heavy_dependency() -> None:
     code = (
-        "import sys, pytest_openmed.multimodal as m, pytest_openmed.multimodal.gate;"
+        "import sys, pytest_openmed.multimodal as m, pytest_openmed.multimodal._gate;"
         "print(sorted(k for k in ('pydicom','PIL','numpy','tifffile','scipy','jsonschema') if k in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,13 +9,18 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed.gatefile import EVALUATORS, GateSettings, GateSpec, parse_gate_file
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.contract import EVALUATORS, GateSettings, GateSpec, GateStatus
 from pytest_openmed.multimodal import (
     Adjudication,
     CompletedReview,
     ValidationPack,
     assess_validation,
+)
+from pytest_openmed.multimodal._gate import (
+    MissingEvaluatorKey,
+    UnsetEvaluatorKey,
+    evaluate_gate,
+    gate_result,
 )
 from pytest_openmed.multimodal.errors import (
     DocumentInvalid,
@@ -25,12 +30,7 @@ from pytest_openmed.multimodal.errors import (
     StaleEvidence,
     WrongKey,
 )
-from pytest_openmed.multimodal.gate import (
-    MissingEvaluatorKey,
-    UnsetEvaluatorKey,
-    evaluate_gate,
-    gate_result,
-)
+from pytest_openmed.plugin.gate_files import parse_gate_file
 
 from .builders import (
     KEY,
@@ -276,7 +276,7 @@ def test_gate_file_to_verdict(tmp_path: Path, key_env: GateSettings) -> None:
         encoding="utf-8",
     )
     (spec,) = parse_gate_file(gate_file)
-    assert EVALUATORS["pack"] == "pytest_openmed.multimodal.gate:evaluate_gate"
+    assert EVALUATORS["pack"] == "pytest_openmed.multimodal._gate:evaluate_gate"
     verdicts = evaluate_gate(spec, key_env)
     assert verdicts["cand-a"].status is GateStatus.PASSED
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_openmed.gatefile import GateFileError, GateSettings, parse_gate_file
-from pytest_openmed.gates import GateStatus
-from pytest_openmed.multimodal.gate import evaluate_gate
+from pytest_openmed.contract import GateSettings, GateStatus
+from pytest_openmed.multimodal._gate import evaluate_gate
+from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 
 from .builders import KEY, Scores, make_pack, reviews
 

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from pytest_openmed.planner import qualify_planner
+from pytest_openmed.planner._gate import evaluate_report
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog
 from pytest_openmed.planner.controls import control_planner
-from pytest_openmed.planner.gate import evaluate_report
 from pytest_openmed.planner.report import PlannerQualificationReport
 
 CANARY = "CANARY-c4n4ry-77"

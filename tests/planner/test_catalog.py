@@ -104,7 +104,7 @@ def test_importing_the_engine_does_not_import_jsonschema() -> None:
     import sys
 
     code = (
-        "import sys, pytest_openmed.planner, pytest_openmed.planner.gate, "
+        "import sys, pytest_openmed.planner, pytest_openmed.planner._gate, "
         "pytest_openmed.planner.controls; print('jsonschema' in sys.modules)"
     )
     result = subprocess.run(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_openmed.gatefile import PLANNER_ITEMS
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.contract import PLANNER_ITEMS, GateStatus
 from pytest_openmed.planner import qualify_planner
+from pytest_openmed.planner._gate import evaluate_report, load_planner
 from pytest_openmed.planner.controls import CONTROLS, ControlPlanner, control_planner
-from pytest_openmed.planner.gate import evaluate_report, load_planner
 
 from ._support import C, all_counts, expected
 

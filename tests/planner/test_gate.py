@@ -10,17 +10,16 @@ from typing import Any, cast
 
 import pytest
 
-from pytest_openmed.gatefile import (
+from pytest_openmed.contract import (
     PLANNER_ITEMS,
     GateSettings,
     GateSpec,
+    GateStatus,
     evaluator_for,
     planner_spec,
 )
-from pytest_openmed.gates import GateStatus
 from pytest_openmed.planner import qualify_planner
-from pytest_openmed.planner.controls import control_planner
-from pytest_openmed.planner.gate import (
+from pytest_openmed.planner._gate import (
     MalformedPlannerReference,
     PlannerAttributeMissing,
     PlannerImportRaised,
@@ -32,6 +31,7 @@ from pytest_openmed.planner.gate import (
     evaluate_report,
     load_planner,
 )
+from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.report import PlannerCounts, PlannerQualificationReport, ScenarioReport
 
 from ._support import C, all_counts, deviate, read
@@ -221,7 +221,7 @@ def test_evaluate_gate_subset_and_refusals() -> None:
 
 
 def test_gate_module_does_not_import_pytest() -> None:
-    import pytest_openmed.planner.gate as gate
+    import pytest_openmed.planner._gate as gate
 
     source = Path(gate.__file__).read_text(encoding="utf-8")
     assert "import pytest\n" not in source and "from pytest " not in source

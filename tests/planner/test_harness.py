@@ -16,8 +16,9 @@ from typing import Any, cast
 
 import pytest
 
-from pytest_openmed.gates import GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.planner import qualify_planner
+from pytest_openmed.planner._gate import evaluate_report
 from pytest_openmed.planner.approvals import ApprovalIssuer, call_digest
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import (
@@ -31,7 +32,6 @@ from pytest_openmed.planner.catalog import (
     ToolCatalog,
 )
 from pytest_openmed.planner.controls import control_planner
-from pytest_openmed.planner.gate import evaluate_report
 
 from ._support import C, Recorder, all_counts, deviate, expected, read
 

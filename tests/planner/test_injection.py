@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pytest_openmed._wilson import wilson_interval
-from pytest_openmed.gatefile import INJECTION_ITEMS, INJECTION_STYLES
+from pytest_openmed.contract import INJECTION_ITEMS, INJECTION_STYLES
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import EXPORT_TOOL, READ_TOOL, ToolCatalog
 from pytest_openmed.planner.controls import (

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.gatefile import PLANNER_ITEMS
+from pytest_openmed.contract import PLANNER_ITEMS
 from pytest_openmed.planner.controls import CONTROLS
 from pytest_openmed.schemas import load_schema
 

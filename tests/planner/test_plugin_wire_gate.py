@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_openmed.gatefile import INJECTION_ITEMS, PLANNER_ITEMS
+from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS
 from pytest_openmed.planner import wire
 
 CANARY = "QQWIRECANARY"

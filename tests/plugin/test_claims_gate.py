@@ -277,7 +277,7 @@ def test_custom_gate_marker_is_listed_with_its_outcome(pytester: pytest.Pytester
 def test_an_unexpected_engine_failure_is_an_error_that_withholds_its_text(
     claims_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pytest_openmed.claims.gate as gate
+    import pytest_openmed.claims._gate as gate
 
     def broken(spec: object, settings: object) -> None:
         raise KeyError(f"{CANARY}-claim-3")
@@ -297,7 +297,7 @@ def test_an_unexpected_engine_failure_is_an_error_that_withholds_its_text(
 def test_a_missing_optional_dependency_says_what_to_install(
     claims_project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pytest_openmed.claims.gate as gate
+    import pytest_openmed.claims._gate as gate
 
     def needs_scipy(spec: object, settings: object) -> None:
         raise ModuleNotFoundError("No module named 'scipy'", name="scipy")

@@ -19,7 +19,7 @@ candidates = ["config-a", "config-b"]
 def test_a_missing_extra_is_a_missing_dependency_in_every_channel(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pytest_openmed.multimodal.gate as gate
+    import pytest_openmed.multimodal._gate as gate
 
     def needs_pydicom(spec: object, settings: object) -> None:
         raise ModuleNotFoundError("No module named 'pydicom'", name="pydicom")

@@ -54,7 +54,7 @@ def test_short_summary_and_junit_show_the_gate_text_not_an_exception_path(
     result.stdout.fnmatch_lines(["FAILED *class[[]medication[]] - unsupported_rat*"])
     xml = (claims_project.path / "junit.xml").read_text()
     assert 'message="unsupported_rate 0.2000 &gt; max 0.10; openmed claims gate' in xml
-    assert "pytest_openmed._items" not in result.stdout.str() + xml
+    assert "pytest_openmed.plugin.items" not in result.stdout.str() + xml
 
 
 def test_junit_metric_properties_are_json_literals(claims_project: pytest.Pytester) -> None:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_openmed.development.controls import control_specs
+from pytest_openmed.development.control_run import control_specs
 
 
 def test_the_control_run_page_shows_every_gate_and_no_machine_path(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed.development.review import ALL_TRUE, simulate_review
+from pytest_openmed.development import ALL_TRUE, simulate_review
 from pytest_openmed.multimodal import Decision, assess_validation
 
 

@@ -9,7 +9,7 @@ when a gate item runs or a fixture is used.
 Gate verdicts travel on the test report as a user property, so they reach the
 pytest-xdist controller with every other report field; the controller alone
 aggregates them, prints the summary and writes the report
-(:mod:`pytest_openmed._recorder`).
+(:mod:`pytest_openmed.plugin.recorder`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_openmed._markers import MarkerError, claims_marker, gate_marker_kind
-from pytest_openmed._recorder import (
-    MARKER_PROPERTY,
-    RESERVED_PROPERTY_TEXT,
-    USAGE_NODEID,
-    GateRecorder,
-    attach_property,
-    drop_foreign_properties,
+from pytest_openmed.plugin.fixtures import (
+    claim_scorer,
+    development_pack,
+    evaluator_key,
+    qualify_planner,
+    simulated_reviewers,
 )
-from pytest_openmed._run import (
+from pytest_openmed.plugin.markers import MarkerError, claims_marker, gate_marker_kind
+from pytest_openmed.plugin.options import (
     cli_type,
     parse_env_name,
     parse_history_keep,
@@ -42,21 +41,22 @@ from pytest_openmed._run import (
     resolve_run_options,
     run_options_key,
 )
-from pytest_openmed.fixtures import (
-    claim_scorer,
-    development_pack,
-    evaluator_key,
-    qualify_planner,
-    simulated_reviewers,
+from pytest_openmed.plugin.pack_fixture import assess_pack
+from pytest_openmed.plugin.recorder import (
+    MARKER_PROPERTY,
+    RESERVED_PROPERTY_TEXT,
+    USAGE_NODEID,
+    GateRecorder,
+    attach_property,
+    drop_foreign_properties,
 )
-from pytest_openmed.pack_fixture import assess_pack
 
 if TYPE_CHECKING:
-    from pytest_openmed._items import GateFile
-    from pytest_openmed.baseline import Baseline
-    from pytest_openmed.waivers import Waiver
+    from pytest_openmed.plugin.items import GateFile
+    from pytest_openmed.plugin.waivers import Waiver
+    from pytest_openmed.report.baseline import Baseline
 
-#: Suffix of gate files (kept here, not in ``_items``, so unrelated files cost nothing).
+#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
 GATE_FILE_SUFFIX = ".openmed.toml"
 
 __all__ = [
@@ -206,7 +206,7 @@ def _path_option(parser: pytest.Parser, group: pytest.OptionGroup, name: str, te
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    from pytest_openmed import hookspecs
+    from pytest_openmed.plugin import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
 
@@ -237,7 +237,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GateFile | None:
     if file_path.name.endswith(GATE_FILE_SUFFIX):
-        from pytest_openmed._items import GateFile
+        from pytest_openmed.plugin.items import GateFile
 
         return GateFile.from_parent(parent, path=file_path)
     return None
@@ -276,7 +276,7 @@ def pytest_collection_modifyitems(
 
 def _is_gate_item(item: pytest.Item) -> bool:
     """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
-    from pytest_openmed._items import GateItem
+    from pytest_openmed.plugin.items import GateItem
 
     if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
         return True
@@ -301,12 +301,12 @@ def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item
 def _collect_option_gates(
     session: pytest.Session, planners: tuple[str, ...], controls: bool, items: list[pytest.Item]
 ) -> None:
-    from pytest_openmed._items import Gate
-    from pytest_openmed.gatefile import planner_spec
+    from pytest_openmed.contract import planner_spec
+    from pytest_openmed.plugin.items import Gate
 
     specs = [planner_spec(reference) for reference in planners]
     if controls:
-        from pytest_openmed.development.controls import control_specs
+        from pytest_openmed.development.control_run import control_specs
 
         specs.extend(control_specs())
     for spec in specs:
@@ -352,8 +352,8 @@ def _check_baseline(session: pytest.Session, baseline: Baseline, items: list[pyt
 def _apply_waivers(
     session: pytest.Session, waivers: tuple[Waiver, ...], items: list[pytest.Item]
 ) -> None:
-    from pytest_openmed._items import GateFailed
-    from pytest_openmed.waivers import unmatched_waivers
+    from pytest_openmed.plugin.items import GateFailed
+    from pytest_openmed.plugin.waivers import unmatched_waivers
 
     unmatched = unmatched_waivers(waivers, (item.nodeid for item in items))
     if unmatched:
@@ -406,7 +406,7 @@ def pytest_runtest_makereport(
     reason = item.stash.get(_waived_key, None)
     if reason is not None and report.passed and getattr(report, "wasxfail", None) == reason:
         del report.wasxfail
-    items = sys.modules.get("pytest_openmed._items")  # not loaded: no gate exception exists
+    items = sys.modules.get("pytest_openmed.plugin.items")  # not loaded: no gate exception exists
     if items is not None and call.excinfo is not None:
         error = call.excinfo.value
         if isinstance(error, items.GateFailed | items.GateInputError):

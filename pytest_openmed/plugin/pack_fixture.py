@@ -6,7 +6,7 @@ The counterpart of ``claim_scorer`` and ``qualify_planner`` for multimodal
 packs.  It assesses in-memory reviews (for example from
 :func:`pytest_openmed.development.simulate_review`) and records the verdict
 the ``[[pack]]`` gate would record for the same documents (the same
-:func:`pytest_openmed.multimodal.gate.gate_result`: status, value-free reason
+:func:`pytest_openmed.multimodal._gate.gate_result`: status, value-free reason
 class and totals only), then fails the test as that gate would.  Engines load
 on first call, so the plugin's import stays cheap.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_openmed._run import run_options_key
+from pytest_openmed.plugin.options import run_options_key
 
 if TYPE_CHECKING:
     from pytest_openmed.multimodal import (
@@ -76,7 +76,9 @@ class PackAssessor:
         min_cell: int | None,
     ) -> ValidationAssessment | BaseException:
         """The assessment, or the exception to raise (built here, raised by the caller)."""
-        from pytest_openmed._items import (
+        from pytest_openmed.contract import MISSING_DEPENDENCY
+        from pytest_openmed.plugin.fixtures import call_prefix
+        from pytest_openmed.plugin.items import (
             GateFailed,
             GateInputError,
             input_refused,
@@ -84,14 +86,12 @@ class PackAssessor:
             record_gate_result,
             record_refusal,
         )
-        from pytest_openmed.fixtures import call_prefix
-        from pytest_openmed.summary import MISSING_DEPENDENCY
 
         self._calls += 1
         prefix = call_prefix(self._calls)
         try:
             from pytest_openmed.multimodal import assess_validation
-            from pytest_openmed.multimodal.gate import gate_result
+            from pytest_openmed.multimodal._gate import gate_result
         except ImportError as error:
             dependency = missing_dependency("pack", error)
             if dependency is None:

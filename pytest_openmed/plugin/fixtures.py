@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
-from pytest_openmed._run import run_options_key
+from pytest_openmed.plugin.options import run_options_key
 
 if TYPE_CHECKING:
-    from pytest_openmed._items import GateInputError
     from pytest_openmed.claims import UnsupportedClaimsReport
-    from pytest_openmed.gatefile import GateSettings
+    from pytest_openmed.contract import GateSettings
     from pytest_openmed.multimodal import ReviewerQualification, ValidationPack, ValidationTask
     from pytest_openmed.planner import PlannerQualificationReport
+    from pytest_openmed.plugin.items import GateInputError
 
 __all__ = [
     "ClaimScorer",
@@ -42,7 +42,7 @@ class ClaimScorer:
     """
 
     def __init__(self, item: pytest.Item, settings: GateSettings) -> None:
-        from pytest_openmed._markers import MarkerError, claims_marker
+        from pytest_openmed.plugin.markers import MarkerError, claims_marker
 
         self._item = item
         try:
@@ -74,16 +74,16 @@ class ClaimScorer:
         self, claims: Any, evidence: Any, alpha: float
     ) -> UnsupportedClaimsReport | BaseException:
         """The report, or the exception to raise (built here, raised by the caller)."""
-        from pytest_openmed._items import (
+        from pytest_openmed.claims import score_summary_claims
+        from pytest_openmed.claims._gate import evaluate_thresholds
+        from pytest_openmed.contract import GateItemRefused
+        from pytest_openmed.plugin.items import (
             GateFailed,
             input_refused,
             record_gate_result,
             record_refusal,
             record_refused_part,
         )
-        from pytest_openmed.claims import score_summary_claims
-        from pytest_openmed.claims.gate import evaluate_thresholds
-        from pytest_openmed.gates import GateItemRefused
 
         prefix = call_prefix(self._calls)
         refusal: GateInputError | None
@@ -151,9 +151,9 @@ def qualify_planner(
 def _qualified(
     item: pytest.Item, planner: Any, prefix: str
 ) -> PlannerQualificationReport | BaseException:
-    from pytest_openmed._items import input_refused, record_gate_result, record_refusal
     from pytest_openmed.planner import qualify_planner as run_harness
-    from pytest_openmed.planner.gate import evaluate_report
+    from pytest_openmed.planner._gate import evaluate_report
+    from pytest_openmed.plugin.items import input_refused, record_gate_result, record_refusal
 
     refusal: GateInputError | None
     try:
@@ -191,7 +191,7 @@ def evaluator_key(request: pytest.FixtureRequest) -> bytes:
         )
     value = os.environ.get(name, "")
     if not value:
-        from pytest_openmed.multimodal.gate import UnsetEvaluatorKey
+        from pytest_openmed.multimodal._gate import UnsetEvaluatorKey
 
         pytest.fail(str(UnsetEvaluatorKey(name)), pytrace=False)
     if len(value.encode("utf-8")) < 32:
@@ -250,7 +250,7 @@ def simulated_reviewers() -> Callable[..., tuple[ReviewerQualification, ...]]:
 
 
 def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualification, ...]:
-    from pytest_openmed.development.review import simulated_reviewer
+    from pytest_openmed.development.simulated_review import simulated_reviewer
 
     if type(count) is not int or not 1 <= count <= 9:
         raise ValueError("count must be a whole number from 1 to 9")
@@ -259,7 +259,7 @@ def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualific
 
 def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
     """``action(*args)``, or the fixture refusal to raise for its typed input error."""
-    from pytest_openmed._items import input_refused
+    from pytest_openmed.plugin.items import input_refused
 
     try:
         return action(*args)

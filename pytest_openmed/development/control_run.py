@@ -17,16 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus
 from pytest_openmed.development.packs import CANDIDATE_NAMES
-from pytest_openmed.development.review import (
+from pytest_openmed.development.simulated_review import (
     ALL_TRUE,
     Rating,
     simulate_adjudication,
     simulate_review,
     simulated_reviewer,
 )
-from pytest_openmed.gatefile import GateSettings, GateSpec
-from pytest_openmed.gates import GateResult, GateStatus
 
 __all__ = [
     "CLAIMS_EXAMPLE",
@@ -47,7 +46,7 @@ def control_specs() -> tuple[GateSpec, ...]:
 
 
 def _planner_controls() -> tuple[GateSpec, ...]:
-    from pytest_openmed.gatefile import planner_spec
+    from pytest_openmed.contract import planner_spec
     from pytest_openmed.planner.controls import CONTROLS
 
     specs = []
@@ -181,7 +180,7 @@ def _pack_controls() -> tuple[GateSpec, ...]:
             items=CANDIDATE_NAMES,
             options={"task": control.task},
             expected=control.expected,
-            evaluator="pytest_openmed.development.controls:evaluate_pack_control",
+            evaluator="pytest_openmed.development.control_run:evaluate_pack_control",
         )
         for control in PACK_CONTROLS
     )
@@ -191,7 +190,7 @@ def evaluate_pack_control(spec: GateSpec, settings: GateSettings) -> dict[str, G
     """Build the task's development pack, simulate its reviews, assess both candidates."""
     from pytest_openmed.development.packs import development_pack
     from pytest_openmed.multimodal import assess_validation
-    from pytest_openmed.multimodal.gate import gate_result
+    from pytest_openmed.multimodal._gate import gate_result
 
     control = next(c for c in PACK_CONTROLS if c.task == spec.options["task"])
     pack = development_pack(control.task)

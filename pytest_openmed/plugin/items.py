@@ -17,11 +17,18 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed._recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
-from pytest_openmed._run import run_options_key
-from pytest_openmed.gatefile import GateFileError, GateSpec, evaluator_for, parse_gate_file
-from pytest_openmed.gates import GateItemRefused, GateResult, GateStatus, MetricValue
-from pytest_openmed.summary import MISSING_DEPENDENCY
+from pytest_openmed.contract import (
+    MISSING_DEPENDENCY,
+    GateItemRefused,
+    GateResult,
+    GateSpec,
+    GateStatus,
+    MetricValue,
+    evaluator_for,
+)
+from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
+from pytest_openmed.plugin.options import run_options_key
+from pytest_openmed.plugin.recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
 
 __all__ = [
     "Gate",
@@ -78,7 +85,7 @@ def record_refusal(
 ) -> None:
     """Attach a refused-input record (no status) to ``item``'s report.
 
-    ``reason`` is :data:`~pytest_openmed.summary.MISSING_DEPENDENCY` when the
+    ``reason`` is :data:`~pytest_openmed.contract.MISSING_DEPENDENCY` when the
     engine could not run for want of an optional package (not refused input).
     """
     group = item.parent.nodeid if isinstance(item, GateItem) else item.nodeid
@@ -156,7 +163,7 @@ class Gate(pytest.Collector):
         if self.spec.kind == "planner" and _imports_planner(self.spec, self.config):
             # Import the planner now, once: an unimportable planner is one
             # collection error, not seven failing items.
-            from pytest_openmed.planner.gate import PlannerReferenceError, load_planner
+            from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
 
             try:
                 load_planner(self.spec.options["planner"])
@@ -168,7 +175,7 @@ class Gate(pytest.Collector):
     def evaluation(self) -> Mapping[str, GateResult | GateItemRefused]:
         """This gate's verdicts: evaluated once per run, shared by all xdist workers."""
         if self._evaluation is None:
-            from pytest_openmed._shared import shared_outcome
+            from pytest_openmed.plugin.shared_outcome import shared_outcome
 
             self._evaluation = shared_outcome(self.config, self.nodeid, self._evaluate)
         if isinstance(self._evaluation, str):

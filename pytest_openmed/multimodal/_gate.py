@@ -2,8 +2,8 @@
 
 PYTEST_DONT_REWRITE
 
-Contract of :mod:`pytest_openmed.gatefile`: ``evaluate_gate(spec, settings)``
-returns one :class:`~pytest_openmed.gates.GateResult` per name in ``spec.items``
+Contract of :mod:`pytest_openmed.plugin.gate_files`: ``evaluate_gate(spec, settings)``
+returns one :class:`~pytest_openmed.contract.GateResult` per name in ``spec.items``
 (the candidates' evaluator-side names; the documents are read once for all).
 ``blocked`` and ``hold`` fail the item; ``rubric_satisfied`` passes it.
 The reason is a value-free class (``safety``, ``quality_utility``,
@@ -28,8 +28,13 @@ from typing import Any
 
 from pytest_openmed._canonical import require_key
 from pytest_openmed._jsonread import json_value_bound
-from pytest_openmed.gatefile import GateSettings, GateSpec
-from pytest_openmed.gates import GateResult, GateStatus, locate_input_error
+from pytest_openmed.contract import (
+    GateResult,
+    GateSettings,
+    GateSpec,
+    GateStatus,
+    locate_input_error,
+)
 
 from .assess import ValidationAssessment, assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused

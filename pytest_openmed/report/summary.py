@@ -9,18 +9,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
 
+from pytest_openmed.contract import MISSING_DEPENDENCY
+
 __all__ = [
     "KEY_METRICS",
-    "MISSING_DEPENDENCY",
     "outcome_counts",
     "render_markdown",
     "terminal_lines",
     "verdict_breakdown",
     "verdict_text",
 ]
-
-#: Reason of a verdict-less record whose engine needs an optional package that is missing.
-MISSING_DEPENDENCY = "missing_dependency"
 
 #: Metrics shown beside a verdict, in this order, when present.
 KEY_METRICS = (
@@ -78,7 +76,7 @@ def verdict_text(entry: Mapping[str, Any]) -> str:
 
 
 def _rule(entry: Mapping[str, Any]) -> str:
-    from pytest_openmed.gates import GateResult, GateStatus
+    from pytest_openmed.contract import GateResult, GateStatus
 
     try:
         result = GateResult(

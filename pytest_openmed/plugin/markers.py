@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed._run import parse_resamples, parse_seed
 from pytest_openmed._toml import cap
+from pytest_openmed.plugin.options import parse_resamples, parse_seed
 
 __all__ = [
     "GATE_MARKER_KINDS",
@@ -108,7 +108,7 @@ def _rate(value: object, key: str) -> float | None:
 
 
 def _classes(value: object) -> dict[str, dict[str, float | bool]]:
-    from pytest_openmed.gatefile import CLAIM_CLASS_PATTERN
+    from pytest_openmed.plugin.gate_files import CLAIM_CLASS_PATTERN
 
     if value is None:
         return {}

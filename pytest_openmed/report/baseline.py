@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed.contract import GateResult, GateStatus
 
 __all__ = ["Baseline", "BaselineError", "load_baseline"]
 

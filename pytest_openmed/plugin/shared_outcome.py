@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed.gates import GateItemRefused, GateResult
+from pytest_openmed.contract import GateItemRefused, GateResult
 
 __all__ = ["Outcome", "shared_outcome"]
 

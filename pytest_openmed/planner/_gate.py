@@ -3,7 +3,7 @@
 PYTEST_DONT_REWRITE
 
 Called by the plugin (and by the gate-file evaluator contract in
-``pytest_openmed.gatefile``).  A scenario item is ``critical`` on any
+``pytest_openmed.plugin.gate_files``).  A scenario item is ``critical`` on any
 critical event, ``threshold`` when the scenario did not complete, else
 ``passed``; the qualification item passes only when the report qualifies.
 Verdict metrics are count names and numbers only.  With ``injection_suite``
@@ -21,8 +21,14 @@ import importlib
 import re
 from collections.abc import Callable
 
-from pytest_openmed.gatefile import INJECTION_ITEMS, PLANNER_ITEMS, GateSettings, GateSpec
-from pytest_openmed.gates import GateResult, GateStatus
+from pytest_openmed.contract import (
+    INJECTION_ITEMS,
+    PLANNER_ITEMS,
+    GateResult,
+    GateSettings,
+    GateSpec,
+    GateStatus,
+)
 from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (

@@ -22,9 +22,9 @@ import pytest
 from pytest_openmed.report.history import DEFAULT_KEEP
 
 if TYPE_CHECKING:
-    from pytest_openmed.baseline import Baseline
-    from pytest_openmed.gatefile import GateSettings
-    from pytest_openmed.waivers import Waiver
+    from pytest_openmed.contract import GateSettings
+    from pytest_openmed.plugin.waivers import Waiver
+    from pytest_openmed.report.baseline import Baseline
 
 __all__ = [
     "RunOptions",
@@ -103,7 +103,7 @@ def parse_env_name(text: str) -> str:
 
 
 def parse_planner_ref(text: str) -> str:
-    from pytest_openmed.gatefile import planner_spec
+    from pytest_openmed.contract import planner_spec
 
     reference: str = planner_spec(text).options["planner"]
     return reference
@@ -134,8 +134,8 @@ class RunOptions:
 
     @property
     def settings(self) -> GateSettings:
-        """The engines' view of the run defaults (built on use: ``gatefile`` loads lazily)."""
-        from pytest_openmed.gatefile import GateSettings
+        """The engines' view of the run defaults (built on use: ``contract`` loads lazily)."""
+        from pytest_openmed.contract import GateSettings
 
         return GateSettings(
             seed=self.seed,
@@ -302,7 +302,7 @@ def _compare_baseline(history_dir: Path | None, ref: str) -> Baseline:
 def _load_baseline(path: Path | None) -> Baseline | None:
     if path is None:
         return None
-    from pytest_openmed.baseline import BaselineError, load_baseline
+    from pytest_openmed.report.baseline import BaselineError, load_baseline
 
     try:
         return load_baseline(path)
@@ -315,7 +315,7 @@ def _load_waivers(path: Path | None) -> tuple[Waiver, ...]:
         return ()
     import datetime
 
-    from pytest_openmed.waivers import WaiverError, load_waivers
+    from pytest_openmed.plugin.waivers import WaiverError, load_waivers
 
     try:
         return load_waivers(path, today=datetime.date.today())

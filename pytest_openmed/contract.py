@@ -1,11 +1,21 @@
-"""Gate verdicts and how they map to pytest outcomes.
+"""The engine contract: gate verdicts, gate specs and the evaluator registry.
 
 PYTEST_DONT_REWRITE
+
+Standard library only, so the plugin and every engine can import it cheaply
+and neither has to import the other.
 
 A gate verdict is a small immutable value: which engine produced it, one
 status from a closed set, a value-free reason and public metrics.  Only
 ``passed`` passes; every other status fails its item.  Malformed input is not
 a verdict at all: engines raise, and the plugin reports an error.
+
+An engine evaluates a :class:`GateSpec` under run-wide :class:`GateSettings`:
+``evaluate(spec, settings) -> Mapping[str, GateResult | GateItemRefused]``
+returns one verdict per name in ``spec.items``; bad *inputs* (not bad
+verdicts) are raised as ``ValueError``/``TypeError``/``OSError`` with fixed
+messages and become pytest errors.  :data:`EVALUATORS` names each kind's
+evaluator, imported only when a gate item runs.
 """
 
 from __future__ import annotations
@@ -15,20 +25,36 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 __all__ = [
+    "EVALUATORS",
     "GATE_KINDS",
+    "INJECTION_ITEMS",
+    "INJECTION_STYLES",
+    "MISSING_DEPENDENCY",
+    "PLANNER_DIALECTS",
+    "PLANNER_ITEMS",
+    "PLANNER_REFERENCE",
+    "Evaluator",
     "GateItemRefused",
     "GateResult",
+    "GateSettings",
+    "GateSpec",
     "GateStatus",
     "MetricValue",
+    "evaluator_for",
     "locate_input_error",
+    "planner_spec",
 ]
 
 #: Engines that produce gate verdicts; ``custom`` is for tests tagged with ``openmed_gate``.
 GATE_KINDS = ("claims", "planner", "pack", "custom")
+
+#: Reason of a verdict-less record whose engine needs an optional package that is missing.
+MISSING_DEPENDENCY = "missing_dependency"
 
 MetricValue = int | float | str | bool | None
 
@@ -261,3 +287,151 @@ def _format(value: MetricValue) -> str:
     if value is None:
         return "null"
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+#: Scenario items of every planner gate, in harness order, then the verdict item.
+PLANNER_ITEMS = (
+    "in-scope",
+    "grant-temptation",
+    "data-temptation",
+    "review-stop",
+    "benign-result",
+    "hostile-result",
+    "qualification",
+)
+
+#: Styles of the planner injection suite (texts: ``pytest_openmed.planner.injection``),
+#: in suite order; a gate with ``injection_suite = true`` adds ``injection[<style>]`` items.
+INJECTION_STYLES = (
+    "direct-override",
+    "fake-system",
+    "fake-developer",
+    "spoofed-decision",
+    "spoofed-approval",
+    "urgency",
+    "authority",
+    "json-data",
+    "markdown-table",
+    "html-comment",
+    "base64",
+    "leetspeak",
+    "multilingual",
+    "multi-turn",
+)
+
+#: The gate items of the injection suite, one per style, in suite order.
+INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
+
+#: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
+PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
+
+#: Per kind, ``module:function`` of the evaluator, imported on first use.
+EVALUATORS = {
+    "claims": "pytest_openmed.claims._gate:evaluate_gate",
+    "planner": "pytest_openmed.planner._gate:evaluate_gate",
+    "pack": "pytest_openmed.multimodal._gate:evaluate_gate",
+}
+
+#: A planner reference, ``package.module:attribute``.
+PLANNER_REFERENCE = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GateSettings:
+    """Run-wide defaults resolved from CLI and ini (CLI wins)."""
+
+    seed: int = 0
+    resamples: int = 1000
+    min_cell: int = 5
+    key_env: str | None = None
+    #: ``--openmed-record``: planner gates with a cassette call their model and rewrite it.
+    record: bool = False
+    #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
+    max_rate: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GateSpec:
+    """One declared gate: its kind, its name, its item names and its options.
+
+    ``options`` holds the kind-specific, already validated values (paths are
+    absolute, resolved against the gate file's directory).  ``expected`` maps
+    an item to the status it must reach; it is empty for user gates (every
+    item must pass) and set only by the built-in development controls, which
+    also name their own ``evaluator`` (``module:function``).
+    """
+
+    kind: str
+    name: str
+    items: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    expected: Mapping[str, GateStatus] = field(default_factory=dict)
+    evaluator: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
+
+    @property
+    def label(self) -> str:
+        """The collector name, ``kind(name)``: no bracket mid node id (see ``plugin.items``)."""
+        return f"{self.kind}({self.name})"
+
+    def expected_status(self, item: str) -> GateStatus:
+        return self.expected.get(item, GateStatus.PASSED)
+
+
+#: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
+Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult | GateItemRefused]]
+
+
+def evaluator_for(spec: GateSpec) -> Evaluator:
+    """Import the evaluator of ``spec`` (engines load only when a gate runs)."""
+    import importlib
+
+    module_name, _, attr = (spec.evaluator or EVALUATORS[spec.kind]).partition(":")
+    evaluator: Evaluator = getattr(importlib.import_module(module_name), attr)
+    return evaluator
+
+
+def planner_spec(
+    reference: str | None,
+    *,
+    name: str | None = None,
+    dialect: str | None = None,
+    cassette: Path | None = None,
+    injection_suite: bool = False,
+) -> GateSpec:
+    """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
+
+    With a ``dialect`` the reference names a wire-format model function; with a
+    ``cassette`` (which needs a dialect) the gate replays it and the reference
+    is only called to record.  ``injection_suite`` adds one item per style.
+    """
+    if reference is not None and (
+        type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
+    ):
+        raise ValueError("planner reference must look like 'package.module:attribute'")
+    if dialect is not None and dialect not in PLANNER_DIALECTS:
+        raise ValueError("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
+    if cassette is not None and dialect is None:
+        raise ValueError("a cassette needs a dialect")
+    if reference is None and cassette is None:
+        raise ValueError("a planner gate needs a planner reference or a cassette")
+    if name is None:
+        if reference is None:
+            raise ValueError("a cassette-only planner gate needs a name")
+        name = reference
+    options: dict[str, Any] = {}
+    if reference is not None:
+        options["planner"] = reference
+    if dialect is not None:
+        options["dialect"] = dialect
+    if cassette is not None:
+        options["cassette"] = cassette
+    if injection_suite:
+        options["injection_suite"] = True
+    items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
+    return GateSpec(kind="planner", name=name, items=items, options=options)

@@ -16,7 +16,7 @@ import pluggy
 if TYPE_CHECKING:
     import pytest
 
-    from pytest_openmed.gates import GateResult
+    from pytest_openmed.contract import GateResult
 
 __all__ = ["pytest_openmed_gate_result", "pytest_openmed_report"]
 

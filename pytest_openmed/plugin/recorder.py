@@ -23,8 +23,8 @@ from pytest_openmed import __version__
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
 
-    from pytest_openmed._run import RunOptions
-    from pytest_openmed.gates import GateResult, GateStatus
+    from pytest_openmed.contract import GateResult, GateStatus
+    from pytest_openmed.plugin.options import RunOptions
 
 __all__ = [
     "JUNIT_PREFIX",
@@ -322,7 +322,7 @@ class GateRecorder:
             options.history_dir is not None or options.html_path is not None
         ):
             self._history_and_html(session, report)
-        from pytest_openmed.summary import render_markdown
+        from pytest_openmed.report.summary import render_markdown
 
         markdown = render_markdown(report)
         if options.markdown_path is not None:
@@ -422,7 +422,7 @@ class GateRecorder:
         self._baseline_line(terminalreporter)
         if not self.entries:
             return
-        from pytest_openmed.summary import outcome_counts, terminal_lines, verdict_breakdown
+        from pytest_openmed.report.summary import outcome_counts, terminal_lines, verdict_breakdown
 
         report = self.build_report()
         terminalreporter.section("openmed gates")

@@ -21,10 +21,11 @@ from pytest_openmed.claims import errors
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
-from pytest_openmed.gatefile import GateSettings, GateSpec
-from pytest_openmed.gates import (
+from pytest_openmed.contract import (
     GateItemRefused,
     GateResult,
+    GateSettings,
+    GateSpec,
     GateStatus,
     MetricValue,
     locate_input_error,
