@@ -22,14 +22,19 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
 5. **Boundaries**: QRS onset / offset on the spatial velocity (sum over leads of
    |slope|) where it has stayed within 7 % of its QRS peak for 20 ms; P onset
    against a straight TP-to-PR baseline per lead, at half the P height moved
-   along the tangent, for a P wave that is a wave, stands alone and recurs beat
-   by beat; T offset on the amplitude envelope where its descent after its
-   steepest point slows to 10 %.  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` =
-   QRS offset − QRS onset, ``qt_ms`` = T offset − QRS onset.
+   along the tangent, for a P wave that is a wave, stands alone, rises from a
+   quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS
+   (a PR exists only when one P wave conducts to each QRS: not in fibrillation
+   or flutter); T offset per lead by the trapezium-area method after the
+   lead's largest deviation from its ST-to-TP line, the median over the leads
+   whose T wave is not flat (under a tenth of the QRS height: its end cannot
+   be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
+   QRS onset, ``qt_ms`` = T offset − QRS onset.
 6. **Consistency**: a candidate outside its plausible range, a QT reaching
    0.9 × RR or a PR + QT reaching RR is ``null`` with its reason in
-   ``null_reasons`` (a check, never a clamp); ``candidate_leads`` says how many
-   leads each candidate rests on.
+   ``null_reasons`` (a check, never a clamp), as is a QT whose T waves are all
+   flat (``wave_too_small``); ``candidate_leads`` says how many leads each
+   candidate rests on.
 
 Every number is a *candidate* for evaluation pipelines, never a measurement
 for care.
@@ -247,8 +252,9 @@ def _lead_t_end(
 ) -> tuple[float, float] | None:
     """One lead's T offset (trapezium-area method) and its T amplitude, or ``None``.
 
-    The T peak is the largest deviation of ``[t_from, t_to]`` from the straight
-    line joining its ends (so an ST segment above or below the baseline is not
+    The T peak is the largest deviation within ``[t_from, t_to]`` from the
+    straight line joining the lead's level at the J point ``j`` (QRS offset) to
+    its level at ``t_to`` (so an ST segment above or below the baseline is not
     taken for the T wave); the steepest point of the T wave's return after it
     is found within 150 ms; the T offset is where the trapezium between that
     point, the signal and a point 150 ms further has the largest area (Vázquez-
@@ -361,17 +367,19 @@ def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[floa
 def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) -> float | None:
     """P onset (fractional sample) in ``[start, qrs_on)``, or ``None`` when there is no P wave.
 
-        Each lead's baseline is the straight line from its level at ``start`` (after
-        the previous T wave) to its level at QRS onset, so a PR segment standing
-        apart from the TP segment moves no boundary.  The P wave is the largest
-        deflection from that line ending 20 ms before the QRS; its onset is where it
-        falls to half its height, moved along the tangent there to its floor.  It
-        is a P wave only if it stands 3 % of the QRS height above its floor, falls
-        back under half its height before the QRS within 120 ms of rising above it
-    (a wave, not a step or a drift), stands
-        alone (the stretch before it stays under half its height: flutter waves do
-        not), and is there beat by beat (the median correlation of each beat's P
-        stretch with the median one is at least 0.5: fibrillation waves are not).
+    Each lead's baseline is the straight line from its level at ``start`` (after
+    the previous T wave) to its level at QRS onset, so a PR segment standing
+    apart from the TP segment moves no boundary.  The P wave is the largest
+    deflection from that line ending 20 ms before the QRS; its onset is where it
+    falls to half its height, moved along the tangent there to its floor.  It
+    is a P wave only if it stands 3 % of the QRS height above its floor, falls
+    back under half its height before the QRS within 120 ms of rising above it
+    (a wave, not a step or a drift), stands alone (the stretch before it stays
+    under half its height: flutter waves do not), rises from at least 10 ms of
+    quiet baseline (in 2:1 flutter the wave locked to the QRS rises straight
+    out of the T wave), is there beat by beat (the median correlation of each
+    beat's P stretch with the median one is at least 0.5: fibrillation waves
+    are not) and keeps a fixed relation to the QRS (:func:`_fixed_beat_by_beat`).
     """
     fs, beats = template.fs, template.beats
     width = max(1, round(0.01 * fs))
