@@ -106,6 +106,11 @@ _T_RETURN_S = 0.15
 #: A lead's T wave is located only when it stands this share of the lead's QRS height off the
 #: ST-to-TP line (a lower T wave is what readers call flat: its end cannot be placed).
 _T_MIN_OF_QRS = 0.1
+#: A ventricular pacing stimulus lies this close before R (s), at a place fixed within
+#: _STIMULUS_JITTER_S for half the beats; the QRS boundaries ignore ±_STIMULUS_BLANK_S of it.
+_STIMULUS_REACH_S = 0.25
+_STIMULUS_JITTER_S = 0.01
+_STIMULUS_BLANK_S = 0.02
 _MIN_BEATS = 3
 _DECIMALS = 1
 
@@ -256,7 +261,8 @@ def _lead_t_end(
     straight line joining the lead's level at the J point ``j`` (QRS offset) to
     its level at ``t_to`` (so an ST segment above or below the baseline is not
     taken for the T wave); the steepest point of the T wave's return after it
-    is found within 150 ms; the T offset is where the trapezium between that
+    is found within 150 ms and by ``t_to`` (so the next P wave's descent is
+    not taken for it); the T offset is where the trapezium between that
     point, the signal and a point 150 ms further has the largest area (Vázquez-
     Seisdedos et al. 2011) -- where the return flattens, whatever the level it
     returns to.
@@ -271,7 +277,7 @@ def _lead_t_end(
     polarity = 1.0 if deviation[peak_at] > 0 else -1.0
     peak = t_from + peak_at
     reach = round(_T_RETURN_S * fs)
-    stop = min(last, peak + reach)
+    stop = min(t_to, peak + reach)
     if stop - peak < 3:
         return None
     fall = -polarity * np.gradient(lead[peak : stop + 1])
@@ -336,24 +342,31 @@ def _quiet_run(below: npt.NDArray[np.bool_], start: int, stop: int, run: int) ->
     return None
 
 
-def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[float, float] | None:
+def _qrs_bounds(
+    beats: npt.NDArray[np.float64], r: int, fs: float, stimulus: int | None = None
+) -> tuple[float, float] | None:
     """QRS onset and offset (samples) on the spatial velocity of the median beats.
 
     The spatial velocity (the sum over leads of |slope|, over 10 ms) is high only
     in the QRS, whatever the ST level or a lead's baseline offset: the QRS ends,
     on either side of its fastest point near R, where the velocity has stayed
     within 7 % of its QRS peak above the recording's quiet level (the template's
-    20th percentile) for 20 ms.  Searched up to 250 ms either side of R.
+    20th percentile) for 20 ms.  Searched up to 250 ms either side of R.  A
+    pacing stimulus at index ``stimulus`` is no part of the QRS (readers start a
+    paced QRS after it): the velocity within 20 ms of it counts as quiet.
     """
     from scipy import ndimage
 
     velocity = ndimage.uniform_filter1d(
         np.abs(np.gradient(beats, axis=1)).sum(axis=0) * fs, size=max(1, round(0.01 * fs))
     )
+    floor = float(np.quantile(velocity, 0.2))
+    if stimulus is not None:
+        blank = round(_STIMULUS_BLANK_S * fs)
+        velocity[max(0, stimulus - blank) : max(0, stimulus + blank + 1)] = floor
     reach = round(0.06 * fs)
     low = max(0, r - reach)
     peak = low + int(np.argmax(velocity[low : r + reach + 1]))
-    floor = float(np.quantile(velocity, 0.2))
     below = velocity <= floor + _QRS_VELOCITY_FRACTION * (float(velocity[peak]) - floor)
     run = max(2, round(0.02 * fs))
     span = round(0.25 * fs)
@@ -458,7 +471,31 @@ def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
     return float(np.median(correlation)) >= _P_CONSISTENCY
 
 
-def _delineate(template: _Template, rr_s: float) -> tuple[dict[str, float | None], dict[str, str]]:
+def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
+    """How many samples before R a ventricular pacing stimulus lies, or ``None`` (not paced).
+
+    The last stimulus (:func:`.ecg_quality.stimulus_times`) within 250 ms before
+    each R peak; the beats are paced when half of them or more have one, at a
+    place fixed within 10 ms (the pacemaker's stimulus-to-QRS delay is fixed).
+    """
+    if stimuli.size == 0 or peaks.size == 0:
+        return None
+    reach = round(_STIMULUS_REACH_S * fs)
+    before = []
+    for peak in peaks:
+        near = stimuli[(stimuli <= peak) & (stimuli >= peak - reach)]
+        if near.size:
+            before.append(int(peak - near[-1]))
+    if 2 * len(before) < peaks.size:
+        return None
+    delay = float(np.median(before))
+    jitter = float(np.median(np.abs(np.asarray(before) - delay)))
+    return round(delay) if jitter <= _STIMULUS_JITTER_S * fs else None
+
+
+def _delineate(
+    template: _Template, rr_s: float, stimulus: int | None = None
+) -> tuple[dict[str, float | None], dict[str, str]]:
     """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
     fs, r, beats = template.fs, template.r, template.beats
     none: tuple[dict[str, float | None], dict[str, str]] = (
@@ -478,7 +515,7 @@ def _delineate(template: _Template, rr_s: float) -> tuple[dict[str, float | None
 
     reach = round(0.04 * fs)
     qrs_peak = max(0, r - reach) + int(np.argmax(envelope[max(0, r - reach) : r + reach + 1]))
-    bounds = _qrs_bounds(beats, r, fs)
+    bounds = _qrs_bounds(beats, r, fs, None if stimulus is None else r - stimulus)
     if bounds is None:
         return none
     qrs_on, qrs_off = bounds
@@ -586,6 +623,7 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     if fused is None:
         fused = ecg_quality.beat_times(waveform.samples[rows], fs)
     peaks = _r_peaks(fused, clean[used.index(lead)], fs)
+    stimuli = ecg_quality.stimulus_times(waveform.samples[rows], fs)
     peaks = peaks[~flat[peaks]]
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)
@@ -602,7 +640,7 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     missing: dict[str, str] = {}
     if template is not None:
-        found, missing = _delineate(template, typical_rr)
+        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs))
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,

@@ -4,7 +4,8 @@ Each LUDB record in ``tests/data/ecg`` pinned a defect: a quiet diastole read
 as a flatline (12, 24), a QRS or QT read far too long on ST deviation (12, 24),
 a false first-degree block (27), a PR reported in atrial fibrillation (38, 83)
 and in 2:1 atrial flutter (35), a T offset placed inside a depressed ST segment
-before a flat T wave (81).
+before a flat T wave (81).  Pacing stimuli are added to a real recording (12)
+before each QRS: they are neither noise nor part of the QRS.
 The cardiologists' reference interval of a record is the median over leads of
 each lead's median over its annotated beats.  Disconnected leads and sparse
 R-top clipping are injected into a real recording's lead.  The full
@@ -109,6 +110,27 @@ def _reference(number: int, fs: float, leads: tuple[str, ...] = LEADS) -> dict[s
             if values:
                 per_lead[key].append(statistics.median(values))
     return {k: (statistics.median(v) if v else None) for k, v in per_lead.items()}
+
+
+def _paced(number: int, before_s: float) -> tuple[float, dict[str, Any]]:
+    """A vendored record with a pacing stimulus ``before_s`` before each annotated QRS onset.
+
+    The stimulus is a one-sample jump of 0.4-0.8 mV (by lead) decaying within 10 ms,
+    as a recorder sampling at 500 Hz shows a pacemaker's sub-millisecond pulse.
+    """
+    fs, leads = _ludb(number)
+    onsets = [on for on, _, _ in _waves(number, "ii")["N"]]
+    paced = {}
+    for k, (name, lead) in enumerate(leads.items()):
+        changed = lead.copy()
+        height = -0.8 * (0.5 + 0.5 * ((7 * k) % 12) / 11)
+        for onset in onsets:
+            at = onset - round(before_s * fs)
+            for step, share in enumerate((1.0, 0.45, 0.2, 0.09, 0.04)):
+                if 0 <= at + step < changed.shape[0]:
+                    changed[at + step] += height * share
+        paced[name] = changed
+    return fs, paced
 
 
 @pytest.fixture(scope="module")
@@ -285,6 +307,44 @@ def test_no_pr_is_reported_when_the_atrial_deflection_wanders_beat_to_beat(
         assert not result.abstained
         assert result.output["candidates"]["pr_ms"] is None
         assert result.output["candidates"]["qrs_ms"] is not None
+
+
+def test_pacing_stimuli_are_found_and_real_unpaced_records_show_none(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    fs, leads = _paced(12, 0.15)
+    found = ecg_quality.stimulus_times(np.stack(list(leads.values())), fs)
+    onsets = [on for on, _, _ in _waves(12, "ii")["N"]]
+    assert len(found) == len(onsets)
+    assert all(abs(f - (on - round(0.15 * fs))) <= 2 for f, on in zip(found, onsets, strict=True))
+    for number in (12, 24, 27, 35, 38, 83):
+        fs, leads, _ = records[number]
+        assert ecg_quality.stimulus_times(np.stack(list(leads.values())), fs).size == 0
+
+
+def test_pacing_stimuli_are_not_read_as_noise() -> None:
+    """An atrial stimulus 150 ms before each QRS raised the 100-150 Hz power of a clean
+    lead to a borderline noise of 0.035 mV (LUDB 45, a paced record, abstained so)."""
+    fs, leads = _paced(12, 0.15)
+    for config in (ecg_quality.CONFIG_A, ecg_quality.CONFIG_B):
+        result = ecg_quality.run(_asset(fs, leads), config)
+        assert result.output["overall"] == "acceptable"  # under A: nothing borderline either
+        assert not _flagged(result)
+
+
+def test_a_paced_qrs_starts_after_its_stimulus() -> None:
+    """A ventricular stimulus 30 ms before each QRS was taken as the QRS onset: QRS 128 and
+    QT 440 ms for 86 and 388 (LUDB 74, paced: QRS 196 for 146 ms)."""
+    fs, leads = _paced(12, 0.03)
+    reference = _reference(12, fs)
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(_asset(fs, leads), config)
+        INTERVALS_VALIDATOR.validate(result.to_dict())
+        candidates = result.output["candidates"]
+        for name in ("qrs_ms", "qt_ms"):
+            expected = reference[name]
+            assert expected is not None and candidates[name] is not None
+            assert abs(candidates[name] - expected) <= 20.0, name
 
 
 def test_fewer_leads_are_said_in_the_output(
