@@ -22,7 +22,8 @@ see :mod:`._waveform`) is measured five ways, each in a documented unit:
                        above the neighbouring spectrum (±2–8 Hz), as √(2P)
 ``noise``              broadband RMS (mV): median Welch density (median over 2 s
                        segments) in 100–150 Hz of the lead high-passed at 80 Hz with
-                       its QRS complexes (±80 ms of each beat) gated out, as the
+                       its QRS complexes (±80 ms of each beat) and pacing stimuli
+                       (±40 ms, :func:`stimulus_times`) gated out, as the
                        white-noise RMS over the band
 =====================  ===============================================================
 
