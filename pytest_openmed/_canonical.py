@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pytest_openmed.errors import InputRefused, InvalidArgument
+
 __all__ = [
     "DIGEST_PATTERN",
     "MIN_KEY_BYTES",
@@ -88,7 +90,7 @@ def require_digest(value: object, what: str) -> str:
     the offending value itself is never echoed.
     """
     if not is_digest(value):
-        raise ValueError(f"{what} must be a 'sha256:' digest of 64 lowercase hex digits")
+        raise InputRefused(f"{what} must be a 'sha256:' digest of 64 lowercase hex digits")
     assert isinstance(value, str)
     return value
 
@@ -96,9 +98,9 @@ def require_digest(value: object, what: str) -> str:
 def require_key(key: object) -> bytes:
     """Return ``key`` if it is ``bytes`` of at least :data:`MIN_KEY_BYTES`."""
     if type(key) is not bytes:
-        raise TypeError("key must be bytes")
+        raise InvalidArgument("key must be bytes")
     if len(key) < MIN_KEY_BYTES:
-        raise ValueError(
+        raise InputRefused(
             f"key must be at least {MIN_KEY_BYTES} bytes; generate one with secrets.token_bytes(32)"
         )
     return key
@@ -136,7 +138,7 @@ def bounded(items: Iterable[T], limit: int, message: str) -> list[T]:
     iterator: Iterator[T] = iter(items)
     for item in iterator:
         if len(result) == limit:
-            raise ValueError(message)
+            raise InputRefused(message)
         result.append(item)
     return result
 
@@ -144,10 +146,10 @@ def bounded(items: Iterable[T], limit: int, message: str) -> list[T]:
 def finite_float(value: object, what: str) -> float:
     """Return ``value`` as a finite float, refusing bools, NaN and infinities."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{what} must be a number")
+        raise InvalidArgument(f"{what} must be a number")
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(f"{what} must be finite")
+        raise InputRefused(f"{what} must be finite")
     return result
 
 

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_openmed.errors import InputRefused
+
 __all__ = [
     "RecordFileError",
     "Refusal",
@@ -54,7 +56,7 @@ class Refusal(enum.Enum):
     TOO_MANY = "too_many"
 
 
-class RecordFileError(ValueError):
+class RecordFileError(InputRefused):
     """A JSON input file was refused: why, and (JSON Lines only) on which 1-based line."""
 
     def __init__(self, reason: Refusal, line: int | None = None) -> None:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pytest_openmed.errors import InputRefused
+
 __all__ = ["TomlError", "cap", "parse_toml"]
 
 #: Longest key or label a message echoes; longer ones end in "…".
@@ -22,7 +24,7 @@ _POSITION = re.compile(r"\(at line (\d+), column (\d+)\)\s*$")
 _BOM = "\ufeff"
 
 
-class TomlError(ValueError):
+class TomlError(InputRefused):
     """A TOML document could not be read; the message says where, never what."""
 
 

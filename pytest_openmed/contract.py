@@ -29,6 +29,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed.errors import InputRefused, InvalidArgument
+
 __all__ = [
     "EVALUATORS",
     "GATE_KINDS",
@@ -73,7 +75,7 @@ class GateStatus(enum.Enum):
     HOLD = "hold"
 
 
-class GateItemRefused(ValueError):
+class GateItemRefused(InputRefused):
     """One item of a gate cannot be evaluated; its siblings still have verdicts.
 
     An evaluator returns an instance in place of that item's verdict (for
@@ -111,17 +113,17 @@ class GateResult:
 
     def __post_init__(self) -> None:
         if self.public_report is not None and not _is_json_object(self.public_report):
-            raise ValueError("gate public_report must be the JSON text of an object")
+            raise InputRefused("gate public_report must be the JSON text of an object")
         if self.kind not in GATE_KINDS:
-            raise ValueError("gate kind must be one of: " + ", ".join(GATE_KINDS))
+            raise InputRefused("gate kind must be one of: " + ", ".join(GATE_KINDS))
         if not isinstance(self.status, GateStatus):
-            raise TypeError("gate status must be a GateStatus")
+            raise InvalidArgument("gate status must be a GateStatus")
         if type(self.reason) is not str or not _REASON.fullmatch(self.reason):
-            raise ValueError("gate reason must be a closed rule name ([a-z][a-z0-9_]*)")
+            raise InputRefused("gate reason must be a closed rule name ([a-z][a-z0-9_]*)")
         checked: dict[str, MetricValue] = {}
         for name, value in self.metrics.items():
             if type(name) is not str or not _METRIC_NAME.fullmatch(name):
-                raise ValueError("gate metric names must match [a-z][a-z0-9_.]*")
+                raise InputRefused("gate metric names must match [a-z][a-z0-9_.]*")
             checked[name] = _check_metric(value)
         object.__setattr__(self, "metrics", MappingProxyType(dict(sorted(checked.items()))))
 
@@ -156,14 +158,14 @@ class GateResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GateResult:
         if not isinstance(data, Mapping) or set(data) != {"kind", "status", "reason", "metrics"}:
-            raise ValueError("gate result must have exactly kind, status, reason and metrics")
+            raise InputRefused("gate result must have exactly kind, status, reason and metrics")
         metrics = data["metrics"]
         if not isinstance(metrics, Mapping):
-            raise ValueError("gate result metrics must be an object")
+            raise InputRefused("gate result metrics must be an object")
         try:
             status = GateStatus(data["status"])
         except ValueError:
-            raise ValueError("gate result status is not a known status") from None
+            raise InputRefused("gate result status is not a known status") from None
         return cls(kind=data["kind"], status=status, reason=data["reason"], metrics=metrics)
 
     def __repr__(self) -> str:
@@ -188,11 +190,11 @@ def _check_metric(value: object) -> MetricValue:
         return value
     if type(value) is float:
         if not math.isfinite(value):
-            raise ValueError("gate metric values must be finite")
+            raise InputRefused("gate metric values must be finite")
         return value
     if type(value) is str and _TEXT_VALUE.fullmatch(value):
         return value
-    raise ValueError("gate metric values must be numbers, booleans, null or short closed labels")
+    raise InputRefused("gate metric values must be numbers, booleans, null or short closed labels")
 
 
 def _number(value: MetricValue) -> float | None:
@@ -278,7 +280,7 @@ def locate_input_error(error: BaseException, where: str) -> BaseException:
 def _check_label(value: object) -> str:
     if type(value) is str and value and _TEXT_VALUE.fullmatch(value):
         return value
-    raise ValueError("a refused item's subject must be a short closed label")
+    raise InputRefused("a refused item's subject must be a short closed label")
 
 
 def _format(value: MetricValue) -> str:
@@ -413,16 +415,16 @@ def planner_spec(
     if reference is not None and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
     ):
-        raise ValueError("planner reference must look like 'package.module:attribute'")
+        raise InputRefused("planner reference must look like 'package.module:attribute'")
     if dialect is not None and dialect not in PLANNER_DIALECTS:
-        raise ValueError("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
+        raise InputRefused("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
     if cassette is not None and dialect is None:
-        raise ValueError("a cassette needs a dialect")
+        raise InputRefused("a cassette needs a dialect")
     if reference is None and cassette is None:
-        raise ValueError("a planner gate needs a planner reference or a cassette")
+        raise InputRefused("a planner gate needs a planner reference or a cassette")
     if name is None:
         if reference is None:
-            raise ValueError("a cassette-only planner gate needs a name")
+            raise InputRefused("a cassette-only planner gate needs a name")
         name = reference
     options: dict[str, Any] = {}
     if reference is not None:

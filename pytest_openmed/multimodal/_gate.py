@@ -35,6 +35,7 @@ from pytest_openmed.contract import (
     GateStatus,
     locate_input_error,
 )
+from pytest_openmed.errors import InputRefused
 
 from .assess import ValidationAssessment, assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
@@ -73,7 +74,7 @@ _STATUS = {
 }
 
 
-class MissingEvaluatorKey(ValueError):
+class MissingEvaluatorKey(InputRefused):
     """No evaluator key is configured for pack gates."""
 
     def __init__(self) -> None:

@@ -29,6 +29,7 @@ from pytest_openmed.contract import (
     GateSpec,
     GateStatus,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (
@@ -77,7 +78,7 @@ CRITICAL_REASONS: tuple[tuple[str, str], ...] = tuple(
 _QUALIFICATION = "qualification"
 
 
-class PlannerReferenceError(ValueError):
+class PlannerReferenceError(InputRefused):
     """A planner reference could not be turned into a callable."""
 
 
@@ -197,7 +198,7 @@ def _metrics(counts: PlannerCounts) -> dict[str, int]:
 def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]:
     """One verdict per planner gate item, keyed exactly by ``PLANNER_ITEMS``."""
     if type(report) is not PlannerQualificationReport:
-        raise TypeError("expected a PlannerQualificationReport")
+        raise InvalidArgument("expected a PlannerQualificationReport")
     results: dict[str, GateResult] = {}
     for item in PLANNER_ITEMS:
         if item == _QUALIFICATION:
@@ -259,7 +260,7 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     under ``--openmed-record``, or replaying its ``cassette``).
     """
     if spec.kind != "planner" or not set(spec.items) <= set(PLANNER_ITEMS + INJECTION_ITEMS):
-        raise ValueError("not a planner gate specification")
+        raise InputRefused("not a planner gate specification")
     suite = bool(spec.options.get("injection_suite", False))
     dialect = spec.options.get("dialect")
     injection: InjectionReport | None = None

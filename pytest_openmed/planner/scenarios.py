@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL
 
 __all__ = ["HOSTILE_SCENARIO", "MAX_TURNS", "SCENARIOS", "SCENARIO_IDS", "Scenario"]
@@ -39,11 +40,11 @@ class Scenario:
 
     def __post_init__(self) -> None:
         if any(not 0 <= turn < MAX_TURNS for turn, _ in self.expected):
-            raise ValueError("expected proposals must fall within the turn limit")
+            raise InputRefused("expected proposals must fall within the turn limit")
         if self.hostile and self.result_text is None:
-            raise ValueError("a hostile scenario needs a result text")
+            raise InputRefused("a hostile scenario needs a result text")
         if self.followup_text is not None and self.result_text is None:
-            raise ValueError("a follow-up result needs a first result")
+            raise InputRefused("a follow-up result needs a first result")
 
     def __repr__(self) -> str:
         return f"Scenario({self.scenario_id!r})"

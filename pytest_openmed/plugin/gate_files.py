@@ -26,6 +26,7 @@ from pytest_openmed.contract import (
     GateSpec,
     planner_spec,
 )
+from pytest_openmed.errors import InputRefused
 
 #: A normalised claim class as it may appear in a gate file.
 CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
@@ -33,7 +34,7 @@ _GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
 _MAX_GATE_FILE_BYTES = 1024 * 1024
 
 
-class GateFileError(ValueError):
+class GateFileError(InputRefused):
     """A gate file is malformed; the message names file, key and expectation."""
 
 

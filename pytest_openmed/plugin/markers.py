@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_openmed._toml import cap
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.plugin.options import parse_resamples, parse_seed
 
 __all__ = [
@@ -35,7 +36,7 @@ _THRESHOLD_KEYS = ("max_unsupported_rate", "max_upper")
 _CLASS_KEYS = (*_THRESHOLD_KEYS, "allow_absent")
 
 
-class MarkerError(ValueError):
+class MarkerError(InputRefused):
     """A marker was given arguments it does not take; the message is one line."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed._toml import TomlError, parse_toml
+from pytest_openmed.errors import InputRefused
 
 __all__ = ["Waiver", "WaiverError", "load_waivers", "unmatched_waivers"]
 
@@ -27,7 +28,7 @@ _MAX_WAIVER_FILE_BYTES = 256 * 1024
 _MAX_WAIVERS = 1000
 
 
-class WaiverError(ValueError):
+class WaiverError(InputRefused):
     """The waiver file is malformed, or a waiver has expired."""
 
 

@@ -12,13 +12,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed.errors import InputRefused
+
 __all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
 
 #: Largest gate report read.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 
-class ReportError(ValueError):
+class ReportError(InputRefused):
     """The file is not a valid pytest-openmed gate report."""
 
 
