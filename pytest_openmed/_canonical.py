@@ -1,4 +1,4 @@
-"""Canonical JSON, digests, HMAC, bounded iteration and atomic writes.
+"""Canonical JSON, digests, HMAC and atomic writes.
 
 PYTEST_DONT_REWRITE
 
@@ -16,9 +16,8 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
@@ -26,7 +25,6 @@ __all__ = [
     "DIGEST_PATTERN",
     "MIN_KEY_BYTES",
     "atomic_write_text",
-    "bounded",
     "canonical_bytes",
     "canonical_json",
     "digest_json",
@@ -38,8 +36,6 @@ __all__ = [
     "require_key",
     "sha256_digest",
 ]
-
-T = TypeVar("T")
 
 #: ``sha256:`` followed by 64 lowercase hex digits: the only digest form we accept or emit.
 DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
@@ -126,21 +122,6 @@ def hmac_matches(key: bytes, domain: str, value: Any, expected: object) -> bool:
         return False
     assert isinstance(expected, str)
     return hmac.compare_digest(hmac_digest(key, domain, value), expected)
-
-
-def bounded(items: Iterable[T], limit: int, message: str) -> list[T]:
-    """Materialise ``items``, consuming at most ``limit + 1`` of them.
-
-    Raises ``ValueError(message)`` when there are more than ``limit``: nothing is
-    truncated or sampled silently.
-    """
-    result: list[T] = []
-    iterator: Iterator[T] = iter(items)
-    for item in iterator:
-        if len(result) == limit:
-            raise InputRefused(message)
-        result.append(item)
-    return result
 
 
 def finite_float(value: object, what: str) -> float:

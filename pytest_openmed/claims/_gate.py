@@ -10,13 +10,13 @@ message (never the path or the content).  Verdicts carry names and numbers only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
+from pytest_openmed._validate import check_rate
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
@@ -142,12 +142,11 @@ def evaluate_thresholds(
 def _threshold(value: object) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InvalidArgument(messages.THRESHOLD_VALUE)
-    result = float(value)
-    if not (math.isfinite(result) and 0.0 <= result <= 1.0):
-        raise InputRefused(messages.THRESHOLD_VALUE)
-    return result
+    return check_rate(
+        value,
+        messages.THRESHOLD_VALUE,
+        wrong_type=lambda: InvalidArgument(messages.THRESHOLD_VALUE),
+    )
 
 
 def _verdict(metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object) -> GateResult:

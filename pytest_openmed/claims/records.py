@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import bounded, digest_json, is_digest
+from pytest_openmed._canonical import digest_json, is_digest
+from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
 from pytest_openmed.errors import InputRefused, InvalidArgument
 

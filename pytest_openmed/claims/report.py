@@ -21,6 +21,8 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pytest_openmed._canonical import is_digest
+from pytest_openmed._validate import MAX_SEED, refuse_constant_hook, unique_names_hook
+from pytest_openmed._validate import check_seed as check_seed_range
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
 from pytest_openmed.errors import InputRefused, InvalidArgument
@@ -60,7 +62,6 @@ UNSUPPORTED_STATES = ("contradicted", "unresolved", "uncited")
 MAX_RESAMPLES = 100_000
 #: Claim draws of one evaluation: 2 x claims x resamples (overall plus per-class intervals).
 MAX_DRAWS = 20_000_000
-MAX_SEED = 2**63 - 1
 _MAX_REPORT_CHARS = 64 * 1024 * 1024
 
 _Record = TypeVar("_Record", "BootstrapInterval", "ClaimClassMetrics")
@@ -79,10 +80,7 @@ def check_resamples(n_resamples: object) -> int:
 
 
 def check_seed(seed: object) -> int:
-    value = _integer(seed, messages.SEED_TYPE)
-    if not 0 <= value <= MAX_SEED:
-        raise InputRefused(messages.SEED_RANGE)
-    return value
+    return check_seed_range(_integer(seed, messages.SEED_TYPE), messages.SEED_RANGE)
 
 
 def check_alpha(alpha: object) -> float:
@@ -463,15 +461,8 @@ def _markdown_row(scope: str, metrics: ClaimClassMetrics) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise InputRefused(messages.REPORT_NOT_JSON)
-    return result
-
-
-def _refuse_constant(_name: str) -> None:
-    raise InputRefused(messages.REPORT_NOT_JSON)
+_unique_object = unique_names_hook(messages.REPORT_NOT_JSON)
+_refuse_constant = refuse_constant_hook(messages.REPORT_NOT_JSON)
 
 
 def _fields(value: object, names: set[str]) -> dict[str, Any]:

@@ -18,12 +18,12 @@ reference, paths and the import error are never echoed.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable
 
 from pytest_openmed.contract import (
     INJECTION_ITEMS,
     PLANNER_ITEMS,
+    PLANNER_REFERENCE,
     GateResult,
     GateSettings,
     GateSpec,
@@ -58,7 +58,6 @@ __all__ = [
     "load_planner",
 ]
 
-_REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 _MAX_REFERENCE_CHARS = 512
 
 #: Gate reason of each critical count, in the order the first non-zero one is named.
@@ -145,7 +144,7 @@ def load_planner(reference: str) -> Callable[..., object]:
     if (
         type(reference) is not str
         or len(reference) > _MAX_REFERENCE_CHARS
-        or not _REFERENCE.fullmatch(reference)
+        or not PLANNER_REFERENCE.fullmatch(reference)
     ):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")

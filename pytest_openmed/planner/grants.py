@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_openmed._canonical import bounded, hmac_digest, hmac_matches, require_key
+from pytest_openmed._canonical import hmac_digest, hmac_matches, require_key
+from pytest_openmed._validate import bounded
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import GrantConstraint
 

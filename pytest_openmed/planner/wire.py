@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed._validate import refuse_constant_hook
 from pytest_openmed.contract import PLANNER_DIALECTS
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import ALLOWED, PlannerContext, ProposedToolCall
@@ -319,8 +320,7 @@ def normalise_response(response: object) -> object:
         return None
 
 
-def _reject_constant(text: str) -> object:
-    raise InputRefused("not JSON")
+_reject_constant = refuse_constant_hook("not JSON")
 
 
 @dataclass(frozen=True, slots=True)

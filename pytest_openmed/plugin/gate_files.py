@@ -12,7 +12,6 @@ when a gate item runs.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed._toml import TomlError, cap, parse_toml
+from pytest_openmed._validate import MAX_SEED, check_int, check_rate
 from pytest_openmed.contract import (
     PLANNER_DIALECTS,
     PLANNER_REFERENCE,
@@ -119,19 +119,17 @@ class _Context:
     def integer(self, table: Mapping[str, Any], key: str, low: int, high: int) -> int | None:
         if key not in table:
             return None
-        value = table[key]
-        if type(value) is not int or not low <= value <= high:
-            raise self.fail(key, f"must be an integer from {low} to {high}")
-        return value
+        return check_int(
+            table[key],
+            low,
+            high,
+            lambda: self.fail(key, f"must be an integer from {low} to {high}"),
+        )
 
     def rate(self, table: Mapping[str, Any], key: str) -> float | None:
         if key not in table:
             return None
-        value = table[key]
-        # Compare before converting: a 400-digit integer overflows float().
-        if type(value) not in (int, float) or not 0 <= value <= 1 or not math.isfinite(value):
-            raise self.fail(key, "must be a number from 0 to 1")
-        return float(value)
+        return check_rate(table[key], lambda: self.fail(key, "must be a number from 0 to 1"))
 
     def flag(self, table: Mapping[str, Any], key: str) -> bool:
         value = table.get(key, False)
@@ -185,7 +183,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
     options: dict[str, Any] = {
         "claims": context.path(table, "claims"),
         "evidence": context.path(table, "evidence"),
-        "seed": context.integer(table, "seed", 0, 2**63 - 1),
+        "seed": context.integer(table, "seed", 0, MAX_SEED),
         "resamples": context.integer(table, "resamples", 1, 100_000),
         "alpha": alpha,
         "thresholds": _thresholds(table, context),

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_openmed._toml import cap
+from pytest_openmed._validate import check_rate
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.plugin.options import parse_resamples, parse_seed
 
@@ -102,10 +103,9 @@ def _integer(value: object, parse: Callable[[str], int]) -> int | None:
 def _rate(value: object, key: str) -> float | None:
     if value is None:
         return None
-    # Compare before converting: a 400-digit integer overflows float().
-    if type(value) not in (int, float) or not 0 <= value <= 1:  # type: ignore[operator]
-        raise MarkerError(f"openmed_claims {key} must be a number from 0 to 1")
-    return float(value)  # type: ignore[arg-type]
+    return check_rate(
+        value, lambda: MarkerError(f"openmed_claims {key} must be a number from 0 to 1")
+    )
 
 
 def _classes(value: object) -> dict[str, dict[str, float | bool]]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_openmed._validate import MAX_SEED
 from pytest_openmed.report.history import DEFAULT_KEEP
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     return convert
 
 
-parse_seed = _int_in(0, 2**63 - 1, "seed")
+parse_seed = _int_in(0, MAX_SEED, "seed")
 parse_resamples = _int_in(1, 100_000, "resamples")
 parse_min_cell = _int_in(5, 1_000_000, "min_cell")
 parse_history_keep = _int_in(1, 10_000, "openmed_history_keep")

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed._validate import refuse_constant_hook
 from pytest_openmed.errors import InputRefused
 
 __all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
@@ -24,8 +25,9 @@ class ReportError(InputRefused):
     """The file is not a valid pytest-openmed gate report."""
 
 
-def _refuse_constant(_name: str) -> None:
-    raise ReportError("the report is not JSON (NaN or Infinity)")
+_refuse_constant = refuse_constant_hook(
+    lambda: ReportError("the report is not JSON (NaN or Infinity)")
+)
 
 
 def _schema_for(document: object) -> dict[str, Any]:

@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import canonical_bytes
+from pytest_openmed._validate import check_int, check_seed
 from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
 
 __all__ = [
@@ -251,12 +252,6 @@ def _encode(seed: int, slice_name: str, pixels: NDArray[np.uint16]) -> bytes:
     return buffer.getvalue()
 
 
-def _check_int(value: object, low: int, high: int, message: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise ValueError(message)
-    return value
-
-
 def generate_dicom_frames(
     seed: int,
     slice: str,
@@ -277,11 +272,11 @@ def generate_dicom_frames(
     blob contrast per frame, 0.0 for empty frames), ``noise_sigma``,
     ``reference_scale_px`` and ``content_snr``.
     """
-    _check_int(seed, 0, 2**63 - 1, "seed must be a non-negative int")
+    check_seed(seed, "seed must be a non-negative int")
     check_slice(slice)
-    _check_int(frames, _MIN_FRAMES, _MAX_FRAMES, "frames must be an int in 16..512")
-    _check_int(rows, _MIN_SIDE, _MAX_SIDE, "rows must be an int in 64..512")
-    _check_int(cols, _MIN_SIDE, _MAX_SIDE, "cols must be an int in 64..512")
+    check_int(frames, _MIN_FRAMES, _MAX_FRAMES, "frames must be an int in 16..512")
+    check_int(rows, _MIN_SIDE, _MAX_SIDE, "rows must be an int in 64..512")
+    check_int(cols, _MIN_SIDE, _MAX_SIDE, "cols must be an int in 64..512")
     rng = np.random.default_rng([seed, SLICES.index(slice), 0xD1C0])
     adverse = slice == "adverse_acquisition"
     sigma = 60.0 if adverse else 20.0
