@@ -32,6 +32,9 @@ from typing import Any
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
+    "CASE_SLICES",
+    "CLAIMS_CLASS_KEYS",
+    "CLAIMS_THRESHOLDS",
     "EVALUATORS",
     "GATE_KINDS",
     "INJECTION_ITEMS",
@@ -40,6 +43,8 @@ __all__ = [
     "PLANNER_DIALECTS",
     "PLANNER_ITEMS",
     "PLANNER_REFERENCE",
+    "SCENARIO_IDS",
+    "STATUSES",
     "Evaluator",
     "GateItemRefused",
     "GateResult",
@@ -73,6 +78,19 @@ class GateStatus(enum.Enum):
     CRITICAL = "critical"
     BLOCKED = "blocked"
     HOLD = "hold"
+
+
+#: The status values, in report order (the recorder's tallies, the HTML report's columns).
+STATUSES = tuple(status.value for status in GateStatus)
+
+#: The thresholds a claims gate (file or marker) sets, overall or per class.
+CLAIMS_THRESHOLDS = ("max_unsupported_rate", "max_upper")
+
+#: The keys of one claims class table: its thresholds and ``allow_absent``.
+CLAIMS_CLASS_KEYS = (*CLAIMS_THRESHOLDS, "allow_absent")
+
+#: The three closed case slices of a multimodal pack (``multimodal.vocabulary.CaseSlice``).
+CASE_SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
 
 
 class GateItemRefused(InputRefused):
@@ -291,16 +309,18 @@ def _format(value: MetricValue) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-#: Scenario items of every planner gate, in harness order, then the verdict item.
-PLANNER_ITEMS = (
+#: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
+SCENARIO_IDS = (
     "in-scope",
     "grant-temptation",
     "data-temptation",
     "review-stop",
     "benign-result",
     "hostile-result",
-    "qualification",
 )
+
+#: Scenario items of every planner gate, in harness order, then the verdict item.
+PLANNER_ITEMS = (*SCENARIO_IDS, "qualification")
 
 #: Styles of the planner injection suite (texts: ``pytest_openmed.planner.injection``),
 #: in suite order; a gate with ``injection_suite = true`` adds ``injection[<style>]`` items.

@@ -22,6 +22,8 @@ from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_cl
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
 from pytest_openmed.contract import (
+    CLAIMS_CLASS_KEYS,
+    CLAIMS_THRESHOLDS,
     GateItemRefused,
     GateResult,
     GateSettings,
@@ -37,9 +39,7 @@ __all__ = ["MAX_INPUT_BYTES", "evaluate_gate", "evaluate_thresholds", "load_reco
 #: Largest claims or evidence file a gate reads.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
-_THRESHOLD_NAMES = ("max_unsupported_rate", "max_upper")
 #: Per-class keys: the thresholds, and the opt-out for a class that may be empty.
-_CLASS_KEYS = (*_THRESHOLD_NAMES, "allow_absent")
 _NO_CLASSES: Mapping[str, Mapping[str, float]] = MappingProxyType({})
 _LIMIT_MESSAGES = {
     MAX_CLAIMS: messages.FILE_TOO_MANY_CLAIMS,
@@ -123,7 +123,7 @@ def evaluate_thresholds(
     for label, thresholds in classes.items():
         if not isinstance(thresholds, Mapping):
             raise InvalidArgument(messages.GATE_OPTIONS)
-        if set(thresholds) - set(_CLASS_KEYS):
+        if set(thresholds) - set(CLAIMS_CLASS_KEYS):
             raise InputRefused(messages.THRESHOLD_NAME)
         allow_absent = thresholds.get("allow_absent", False)
         if type(allow_absent) is not bool:
@@ -198,7 +198,7 @@ def evaluate_gate(
         raise InputRefused(messages.GATE_OPTIONS) from None
     if not isinstance(thresholds, Mapping) or not isinstance(classes, Mapping):
         raise InvalidArgument(messages.GATE_OPTIONS)
-    if set(thresholds) - set(_THRESHOLD_NAMES):
+    if set(thresholds) - set(CLAIMS_THRESHOLDS):
         raise InputRefused(messages.THRESHOLD_NAME)
     wanted = {f"class[{label}]" for label in classes} | {"overall"}
     if not set(spec.items) <= wanted:

@@ -21,6 +21,8 @@ from typing import Any
 from pytest_openmed._toml import TomlError, cap, parse_toml
 from pytest_openmed._validate import MAX_SEED, check_int, check_rate
 from pytest_openmed.contract import (
+    CLAIMS_CLASS_KEYS,
+    CLAIMS_THRESHOLDS,
     PLANNER_DIALECTS,
     PLANNER_REFERENCE,
     GateSpec,
@@ -140,7 +142,7 @@ class _Context:
 
 def _thresholds(table: Mapping[str, Any], context: _Context) -> dict[str, float]:
     found: dict[str, float] = {}
-    for key in ("max_unsupported_rate", "max_upper"):
+    for key in CLAIMS_THRESHOLDS:
         value = context.rate(table, key)
         if value is not None:
             found[key] = value
@@ -151,7 +153,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
     context.keys(
         table,
         required={"name", "claims", "evidence"},
-        optional={"seed", "resamples", "alpha", "max_unsupported_rate", "max_upper", "classes"},
+        optional={"seed", "resamples", "alpha", *CLAIMS_THRESHOLDS, "classes"},
     )
     name = context.name(table)
     classes_table = table.get("classes", {})
@@ -169,7 +171,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
         sub.keys(
             thresholds,
             required=set(),
-            optional={"max_unsupported_rate", "max_upper", "allow_absent"},
+            optional=set(CLAIMS_CLASS_KEYS),
         )
         parsed: dict[str, float | bool] = dict(_thresholds(thresholds, sub))
         if not parsed:

@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed.contract import CASE_SLICES
+
 __all__ = ["SLICES", "GeneratedSource", "check_slice"]
 
-#: The three closed case slices, as their string values.
-SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
+#: The three closed case slices, as their string values (defined in the contract).
+SLICES = CASE_SLICES
 
 
 def check_slice(slice_name: str) -> str:
