@@ -137,3 +137,21 @@ def test_bad_input_to_the_contract_is_typed() -> None:
         planner_spec("not a reference")
     with pytest.raises(InputRefused):
         GateResult(kind="claims", status=GateStatus.PASSED, reason="Free Text")
+
+
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [("parse_seed", "x"), ("parse_seed", "-1"), ("parse_rate", "nan"), ("parse_rate", "2")],
+)
+def test_option_values_are_refused_with_the_error_model(parse: str, text: str) -> None:
+    from pytest_openmed.plugin import options
+
+    with pytest.raises(InputRefused):
+        getattr(options, parse)(text)
+
+
+def test_development_sources_refuse_with_the_error_model() -> None:
+    from pytest_openmed.development.sources import check_slice
+
+    with pytest.raises(InputRefused, match=r"^slice must be one of"):
+        check_slice("other")

@@ -43,6 +43,7 @@ from numpy.typing import NDArray
 from pytest_openmed._canonical import canonical_bytes
 from pytest_openmed._validate import check_int, check_seed
 from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "CONTENT_SNR",
@@ -128,7 +129,7 @@ def _place(
     shuffled = [items[i] for i in rng.permutation(len(items))]
     slack = frames - sum(length for _, length in shuffled) - (len(shuffled) + 1)
     if slack < 0:
-        raise ValueError("too few frames for the ambiguity slice layout")
+        raise InputRefused("too few frames for the ambiguity slice layout")
     # Spread the slack over the len(items) + 1 gaps, each of which already holds one empty frame.
     cuts = np.sort(rng.integers(0, slack + 1, size=len(shuffled)))
     extra = np.diff(np.concatenate(([0], cuts, [slack])))
@@ -281,7 +282,7 @@ def generate_dicom_frames(
     adverse = slice == "adverse_acquisition"
     sigma = 60.0 if adverse else 20.0
     if type(near_threshold) is not bool:
-        raise TypeError("near_threshold must be a bool")
+        raise InvalidArgument("near_threshold must be a bool")
     blobs, gains, indices = _layout(rng, slice, (frames, rows, cols), near_threshold)
 
     yy, xx = np.mgrid[0:rows, 0:cols].astype(np.float64)

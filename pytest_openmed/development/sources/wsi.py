@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 from pytest_openmed._validate import check_int, check_seed
 from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused
 
 __all__ = [
     "INCONSISTENCIES",
@@ -250,11 +251,11 @@ def generate_wsi_tiles(
     check_int(levels, 3, 6, "levels must be an int in 3..6")
     check_int(size, 512, 4096, "size must be an int in 512..4096")
     if size % TILE:
-        raise ValueError("size must be a multiple of 256")
+        raise InputRefused("size must be a multiple of 256")
     if inconsistency is None:
         inconsistency = "patch" if slice == "ambiguity_conflict" else "none"
     if inconsistency not in INCONSISTENCIES:
-        raise ValueError("inconsistency must be one of: none, patch, shift")
+        raise InputRefused("inconsistency must be one of: none, patch, shift")
     rng = np.random.default_rng([seed, SLICES.index(slice), 0x3517])
     truth: dict[str, Any] = {"size": [size, size], "tissue_shapes": _shapes(rng, size)}
     mask = render_tissue_mask(truth)
