@@ -13,9 +13,10 @@ a verdict at all: engines raise, and the plugin reports an error.
 An engine evaluates a :class:`GateSpec` under run-wide :class:`GateSettings`:
 ``evaluate(spec, settings) -> Mapping[str, GateResult | GateItemRefused]``
 returns one verdict per name in ``spec.items``; bad *inputs* (not bad
-verdicts) are raised as ``ValueError``/``TypeError``/``OSError`` with fixed
-messages and become pytest errors.  :data:`EVALUATORS` names each kind's
-evaluator, imported only when a gate item runs.
+verdicts) are raised as :class:`~pytest_openmed.errors.OpenmedError` (or
+``OSError`` where a file is read) with fixed messages and become pytest
+errors.  :data:`EVALUATORS` names each kind's evaluator, imported only when a
+gate item runs.
 """
 
 from __future__ import annotations
