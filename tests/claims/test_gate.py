@@ -107,7 +107,8 @@ def test_malformed_files_are_refused_with_fixed_messages(
 
 def test_non_utf8_files_are_refused(tmp_path: Path) -> None:
     refused(
-        write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")), messages.FILE_NOT_UTF8
+        write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")),
+        messages.FILE_NOT_UTF8,
     )
 
 

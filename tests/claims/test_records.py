@@ -281,7 +281,10 @@ def test_approved_is_required() -> None:
 def test_approved_must_be_a_real_bool(value: object) -> None:
     fails(TypeError, messages.APPROVED_TYPE, evidence_fields, evidence(approved=value))
     fails(
-        TypeError, messages.APPROVED_TYPE, evidence_fields, evidence(approved=OMIT, is_approved=value)
+        TypeError,
+        messages.APPROVED_TYPE,
+        evidence_fields,
+        evidence(approved=OMIT, is_approved=value),
     )
 
 
