@@ -94,7 +94,7 @@ def _integer(value: object, parse: Callable[[str], int]) -> int | None:
         raise MarkerError("openmed_claims seed and resamples must be integers")
     try:
         return parse(str(value))
-    except ValueError as error:
+    except InputRefused as error:
         raise MarkerError(f"openmed_claims: {error}") from None
 
 

@@ -68,7 +68,7 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         try:
             return parse(text)
-        except ValueError as error:
+        except InputRefused as error:
             raise argparse.ArgumentTypeError(str(error)) from None
 
     convert.__name__ = parse.__name__
@@ -165,7 +165,7 @@ def resolve(
         return default
     try:
         return parse(text)
-    except ValueError as error:
+    except InputRefused as error:
         raise pytest.UsageError(f"ini option {ini}: {error}") from None
 
 
@@ -209,7 +209,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         for line in config.getini("openmed_planners"):
             try:
                 planners.append(parse_planner_ref(str(line)))
-            except ValueError as error:
+            except InputRefused as error:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
     baseline_path = resolve_path(config, "openmed_baseline", "openmed_baseline")
     history_dir = resolve_path(config, "openmed_history", "openmed_history")
