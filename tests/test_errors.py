@@ -158,3 +158,15 @@ def test_development_sources_refuse_with_the_error_model() -> None:
 
     with pytest.raises(InputRefused, match=r"^slice must be one of"):
         check_slice("other")
+
+
+def test_claims_limits_are_limit_errors_shown_as_value_errors() -> None:
+    from pytest_openmed.claims.records import collect
+    from pytest_openmed.claims.report import check_draw_budget
+
+    for items in ([1, 2, 3], (1, 2, 3), iter([1, 2, 3])):
+        with pytest.raises(errors.LimitExceeded, match=r"^too many$") as caught:
+            collect(items, 2, "not a collection", "too many")
+        assert shown_name(caught.value) == "ValueError"
+    with pytest.raises(errors.LimitExceeded):
+        check_draw_budget(1_000_000, 100_000)

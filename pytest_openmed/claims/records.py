@@ -28,7 +28,7 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
-from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
     "MAX_CITATIONS",
@@ -143,11 +143,11 @@ def collect(items: object, limit: int, type_message: str, limit_message: str) ->
     """
     if type(items) is list:
         if len(items) > limit:
-            raise InputRefused(limit_message)
+            raise LimitExceeded(limit_message)
         return items.copy()
     if type(items) is tuple:
         if len(items) > limit:
-            raise InputRefused(limit_message)
+            raise LimitExceeded(limit_message)
         return list(items)
     return bounded(_guarded(items, type_message), limit, limit_message)
 
@@ -324,7 +324,7 @@ def _citations(cited: object) -> tuple[RecordId, ...]:
         raise InputRefused(messages.CITATIONS_MISSING)
     if type(cited) is list or type(cited) is tuple:
         if len(cited) > MAX_CITATIONS:
-            raise InputRefused(messages.TOO_MANY_CITATIONS)
+            raise LimitExceeded(messages.TOO_MANY_CITATIONS)
         items: list[Any] | tuple[Any, ...] = cited
     else:
         items = bounded(

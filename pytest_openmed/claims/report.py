@@ -25,7 +25,7 @@ from pytest_openmed._validate import MAX_SEED, refuse_constant_hook, unique_name
 from pytest_openmed._validate import check_seed as check_seed_range
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
-from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
     "MAX_DRAWS",
@@ -93,7 +93,7 @@ def check_alpha(alpha: object) -> float:
 def check_draw_budget(claim_count: int, n_resamples: int) -> None:
     """Refuse an evaluation whose bootstrap would exceed :data:`MAX_DRAWS` claim draws."""
     if 2 * claim_count * n_resamples > MAX_DRAWS:
-        raise InputRefused(messages.TOO_MANY_DRAWS)
+        raise LimitExceeded(messages.TOO_MANY_DRAWS)
 
 
 def _integer(value: object, message: str) -> int:
