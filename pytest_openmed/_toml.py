@@ -25,7 +25,7 @@ _BOM = "\ufeff"
 
 
 class TomlError(InputRefused):
-    """A TOML document could not be read; the message says where, never what."""
+    """A TOML document could not be read; the message says where, never what: fix it there."""
 
 
 def parse_toml(raw: bytes) -> dict[str, Any]:

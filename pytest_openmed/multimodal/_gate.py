@@ -75,7 +75,7 @@ _STATUS = {
 
 
 class MissingEvaluatorKey(InputRefused):
-    """No evaluator key is configured for pack gates."""
+    """No evaluator key is configured for pack gates; set ``--openmed-key-env`` (or the ini)."""
 
     def __init__(self) -> None:
         super().__init__(

@@ -78,7 +78,7 @@ _QUALIFICATION = "qualification"
 
 
 class PlannerReferenceError(InputRefused):
-    """A planner reference could not be turned into a callable."""
+    """A planner reference could not be turned into a callable; its code says which step failed."""
 
 
 class MalformedPlannerReference(PlannerReferenceError):

@@ -62,7 +62,10 @@ _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
 
 
 class CassetteError(InputRefused):
-    """A cassette could not be read, is not a valid cassette, or could not be written."""
+    """A cassette could not be read, is not a valid cassette, or could not be written.
+
+    Record it again (``--openmed-record``) or name a writable path.
+    """
 
 
 class CassetteWriteError(CassetteError):

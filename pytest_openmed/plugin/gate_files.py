@@ -37,7 +37,7 @@ _MAX_GATE_FILE_BYTES = 1024 * 1024
 
 
 class GateFileError(InputRefused):
-    """A gate file is malformed; the message names file, key and expectation."""
+    """A gate file is malformed; the message names file, key and expectation: correct that key."""
 
 
 def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:

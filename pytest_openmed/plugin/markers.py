@@ -31,7 +31,7 @@ __all__ = [
 
 
 class MarkerError(InputRefused):
-    """A marker was given arguments it does not take; the message is one line."""
+    """A marker was given arguments it does not take; the one-line message lists what it takes."""
 
 
 def _unknown(marker: str, key: object, allowed: tuple[str, ...]) -> MarkerError:

@@ -29,7 +29,7 @@ _MAX_WAIVERS = 1000
 
 
 class WaiverError(InputRefused):
-    """The waiver file is malformed, or a waiver has expired."""
+    """The waiver file is malformed, or a waiver has expired: fix the waiver or remove it."""
 
 
 @dataclass(frozen=True, slots=True)

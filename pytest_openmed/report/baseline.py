@@ -32,7 +32,7 @@ _READABLE_VERSIONS = ("1.0", "1.1")
 
 
 class BaselineError(InputRefused):
-    """The baseline report is unreadable or not a gate report."""
+    """The baseline report is unreadable or not a gate report; name a report this plugin wrote."""
 
 
 @dataclass(frozen=True, slots=True)

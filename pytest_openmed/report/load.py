@@ -22,7 +22,7 @@ MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 
 class ReportError(InputRefused):
-    """The file is not a valid pytest-openmed gate report."""
+    """The file is not a valid pytest-openmed gate report; the message names where it fails."""
 
 
 _refuse_constant = refuse_constant_hook(
