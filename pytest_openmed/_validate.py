@@ -13,6 +13,7 @@ plugin may use it at load time.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
@@ -25,6 +26,7 @@ __all__ = [
     "check_int",
     "check_rate",
     "check_seed",
+    "check_text",
     "refuse_constant",
     "refuse_constant_hook",
     "unique_names",
@@ -47,6 +49,13 @@ def _error(refuse: Refuse, default: type[Exception] = InputRefused) -> Exception
 def check_int(value: object, low: int, high: int, refuse: Refuse) -> int:
     """``value`` if it is exactly an ``int`` (not a bool) from ``low`` to ``high``."""
     if type(value) is not int or not low <= value <= high:
+        raise _error(refuse)
+    return value
+
+
+def check_text(value: object, pattern: re.Pattern[str], refuse: Refuse) -> str:
+    """``value`` if it is exactly a ``str`` that ``pattern`` matches in full."""
+    if type(value) is not str or not pattern.fullmatch(value):
         raise _error(refuse)
     return value
 

@@ -36,11 +36,13 @@ __all__ = [
     "CASE_SLICES",
     "CLAIMS_CLASS_KEYS",
     "CLAIMS_THRESHOLDS",
+    "CLAIM_CLASS_PATTERN",
     "EVALUATORS",
     "GATE_KINDS",
     "INJECTION_ITEMS",
     "INJECTION_STYLES",
     "MISSING_DEPENDENCY",
+    "NAME_PATTERN",
     "PLANNER_DIALECTS",
     "PLANNER_ITEMS",
     "PLANNER_REFERENCE",
@@ -354,6 +356,13 @@ EVALUATORS = {
     "planner": "pytest_openmed.planner._gate:evaluate_gate",
     "pack": "pytest_openmed.multimodal._gate:evaluate_gate",
 }
+
+#: A gate or pack-candidate name: 1-64 letters, digits, ``_``, ``.`` or ``-``, starting
+#: with a letter or digit (no URL, no path).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+
+#: A normalised claim class (``claims.normalise_class``), as gate files and markers name it.
+CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 
 #: A planner reference, ``package.module:attribute``.
 PLANNER_REFERENCE = re.compile(

@@ -49,6 +49,24 @@ def test_check_int_returns_the_value() -> None:
     assert v.check_int(10, 0, 10, "bad") == 10
 
 
+@pytest.mark.parametrize("value", ["", "-a", "a/b", "a" * 65, b"a", None, 1])
+def test_check_text_takes_exactly_a_str_the_pattern_matches_in_full(value: object) -> None:
+    from pytest_openmed.contract import NAME_PATTERN
+
+    with pytest.raises(InputRefused, match=r"^bad name$"):
+        v.check_text(value, NAME_PATTERN, "bad name")
+
+
+def test_gate_and_candidate_names_follow_one_pattern() -> None:
+    from pytest_openmed.contract import NAME_PATTERN
+    from pytest_openmed.multimodal.lineage import check_candidate_name
+
+    assert v.check_text("config-a.v2", NAME_PATTERN, "bad") == "config-a.v2"
+    assert check_candidate_name("a" * 64) == "a" * 64
+    with pytest.raises(ValueError):
+        check_candidate_name("a" * 65)
+
+
 def test_the_seed_range_is_zero_to_a_signed_64_bit_maximum() -> None:
     assert v.MAX_SEED == 2**63 - 1
     assert v.check_seed(v.MAX_SEED, "bad") == v.MAX_SEED
@@ -134,3 +152,5 @@ def test_no_module_restates_a_rule_of_the_one_home() -> None:
         assert "2**63 - 1" not in text or name in {"claims/records.py", "claims/messages.py"}, name
         if name != "contract.py":
             assert ":[A-Za-z_][A-Za-z0-9_]*" not in text, name  # the planner reference
+            assert 'r"[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}"' not in text, name  # gate/candidate names
+            assert 'r"[a-z0-9][a-z0-9_]{0,63}"' not in text, name  # normalised claim classes

@@ -28,6 +28,7 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
+from pytest_openmed.contract import CLAIM_CLASS_PATTERN
 from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
@@ -101,7 +102,6 @@ _RELATION_LABELS = {
 _ALIAS_FIELDS = frozenset({"is_approved", "supports", "supported", "contradicts", "contradicted"})
 
 _OUTSIDE_CLASS_ALPHABET = re.compile(r"[^a-z0-9]+")
-_NORMALISED_CLASS = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 _CLASS_TOKEN = re.compile(r"class_[0-9a-f]{16}")
 
 # Values that are plainly not records; everything else that is not a mapping
@@ -188,7 +188,7 @@ def normalise_class(label: object) -> str:
     if type(label) is not str:
         raise InvalidArgument(messages.CLASS_TYPE)
     folded = _OUTSIDE_CLASS_ALPHABET.sub("_", label.casefold()).strip("_")
-    if not _NORMALISED_CLASS.fullmatch(folded):
+    if not CLAIM_CLASS_PATTERN.fullmatch(folded):
         raise InputRefused(messages.CLASS_INVALID)
     if folded in STANDARD_CLASSES or _CLASS_TOKEN.fullmatch(folded):
         return folded

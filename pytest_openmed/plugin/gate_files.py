@@ -12,17 +12,18 @@ when a gate item runs.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_openmed._toml import TomlError, cap, parse_toml
-from pytest_openmed._validate import MAX_SEED, check_int, check_rate
+from pytest_openmed._validate import MAX_SEED, check_int, check_rate, check_text
 from pytest_openmed.contract import (
+    CLAIM_CLASS_PATTERN,
     CLAIMS_CLASS_KEYS,
     CLAIMS_THRESHOLDS,
+    NAME_PATTERN,
     PLANNER_DIALECTS,
     PLANNER_REFERENCE,
     GateSpec,
@@ -31,8 +32,6 @@ from pytest_openmed.contract import (
 from pytest_openmed.errors import InputRefused
 
 #: A normalised claim class as it may appear in a gate file.
-CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
-_GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
 _MAX_GATE_FILE_BYTES = 1024 * 1024
 
 
@@ -95,10 +94,11 @@ class _Context:
                 raise self.fail(key, f"is not known; expected one of: {allowed}")
 
     def name(self, table: Mapping[str, Any]) -> str:
-        value = table["name"]
-        if type(value) is not str or not _GATE_NAME.fullmatch(value):
-            raise self.fail("name", "must be a string of 1-64 letters, digits, '_', '.' or '-'")
-        return value
+        return check_text(
+            table["name"],
+            NAME_PATTERN,
+            lambda: self.fail("name", "must be a string of 1-64 letters, digits, '_', '.' or '-'"),
+        )
 
     def path(self, table: Mapping[str, Any], key: str) -> Path:
         value = table[key]
@@ -251,15 +251,16 @@ def _pack_candidates(table: Mapping[str, Any], context: _Context) -> tuple[str, 
     if ("candidate" in table) == ("candidates" in table):
         raise context.fail("candidate", "or 'candidates' is required (exactly one of the two)")
     if "candidate" in table:
-        candidate = table["candidate"]
-        if type(candidate) is not str or not _GATE_NAME.fullmatch(candidate):
-            raise context.fail("candidate", "must be the evaluator-side name of one pack candidate")
+        refuse = "must be the evaluator-side name of one pack candidate"
+        candidate = check_text(
+            table["candidate"], NAME_PATTERN, lambda: context.fail("candidate", refuse)
+        )
         return (candidate,)
     names = table["candidates"]
     if (
         not isinstance(names, list)
         or not 1 <= len(names) <= 2
-        or not all(type(n) is str and _GATE_NAME.fullmatch(n) for n in names)
+        or not all(type(n) is str and NAME_PATTERN.fullmatch(n) for n in names)
         or len(set(names)) != len(names)
     ):
         raise context.fail(

@@ -107,8 +107,7 @@ def _rate(value: object, key: str) -> float | None:
 
 
 def _classes(value: object) -> dict[str, dict[str, float | bool]]:
-    from pytest_openmed.contract import CLAIMS_CLASS_KEYS, CLAIMS_THRESHOLDS
-    from pytest_openmed.plugin.gate_files import CLAIM_CLASS_PATTERN
+    from pytest_openmed.contract import CLAIM_CLASS_PATTERN, CLAIMS_CLASS_KEYS, CLAIMS_THRESHOLDS
 
     if value is None:
         return {}
