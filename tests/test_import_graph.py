@@ -62,7 +62,7 @@ _LOWER = ("core", "schemas")
 _ENGINES_BELOW = (*_LOWER, "carriers", "components", "claims", "planner", "multimodal")
 MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "core": (),
-    "schemas": (),
+    "schemas": ("core",),
     "": ("core",),
     "carriers": _LOWER,
     "components": (*_LOWER, "carriers"),
