@@ -55,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from pytest_openmed.components import ecg_intervals, ecg_quality
+from pytest_openmed.components._waveform import read_waveform
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ecg"
@@ -290,6 +291,11 @@ def quality_lines(records: list[Reference], label: str) -> list[Line]:
         if len(ref.beats) >= 2 and 60.0 * ref.fs / float(np.median(np.diff(ref.beats))) < 60.0
     ]
     brady_bad = sum(res.output["overall"] != "acceptable" for _ref, res in brady)
+    wander = [
+        quality.measures["baseline_wander"]
+        for ref in sinus
+        for quality in ecg_quality.assess_leads(read_waveform(ref.asset)).values()
+    ]
     flags: dict[str, int] = {}
     for r in results:
         for entry in r.output["leads"].values():
@@ -310,6 +316,13 @@ def quality_lines(records: list[Reference], label: str) -> list[Line]:
         Line(
             f"{label}: sinus records under 60 bpm not acceptable (A)",
             _pct(brady_bad, len(brady)),
+            None,
+        ),
+        Line(
+            f"{label}: baseline_wander (largest move within 1 s) on sinus leads, mV",
+            f"median {np.median(wander):.3f}, 99th pct {np.percentile(wander, 99):.3f}, "
+            f"max {max(wander):.3f}; borderline (≥ 0.5) on "
+            + _pct(sum(w >= 0.5 for w in wander), len(wander)),
             None,
         ),
         Line(

@@ -15,9 +15,12 @@ see :mod:`._waveform`) is measured five ways, each in a documented unit:
                        runs of ≥ 4 ms when the rail holds ≥ 3 such runs (R-wave tops
                        cut by a saturating amplifier), else in one run of ≥ 50 ms;
                        flat stretches excluded
-``baseline_wander``    peak-to-peak (mV) of the baseline: the lead decimated to ~50 Hz,
-                       then median-filtered over 200 ms and 600 ms,
-                       ignoring 0.4 s at each end and 0.3 s around flat stretches
+``baseline_wander``    largest peak-to-peak (mV) of the baseline within any 1 s window
+                       (one beat, P onset to T offset, fits in 1 s at any rate): the
+                       lead decimated to ~50 Hz, then median-filtered over 200 ms and
+                       600 ms, ignoring 0.4 s at each end and 0.3 s around flat
+                       stretches.  A slow swing over the whole recording is removed by
+                       any baseline correction; a move within a beat tilts its ST/T
 ``mains_interference`` amplitude (mV) of a 50 or 60 Hz line: Welch power within ±1 Hz
                        above the neighbouring spectrum (±2–8 Hz), as √(2P)
 ``noise``              broadband RMS (mV): median Welch density (median over 2 s
@@ -93,6 +96,9 @@ _BEAT_MIN_MV = 0.1
 _BEAT_OVER_NOISE = 4.0
 _BEAT_HALF_WINDOW_S = 0.08
 _WANDER_EDGE_S = 0.4
+#: Wander is the baseline's move within one beat: P onset to T offset spans under 1 s at any
+#: rate (PR ≤ 0.3 s, QT ≤ 0.6 s), so the largest peak-to-peak within any 1 s window bounds it.
+_WANDER_WINDOW_S = 1.0
 _WELCH_SEGMENT_S = 2.0
 _NOISE_BAND_HZ = (100.0, 150.0)
 _NOISE_HIGHPASS_HZ = 80.0
@@ -392,7 +398,12 @@ def _decimated(samples: npt.NDArray[np.float64], fs: float) -> tuple[Any, int, f
 def _baseline_excursion(
     slow: npt.NDArray[np.float64], flat: npt.NDArray[np.bool_], step: int, rate: float
 ) -> float:
-    """Peak-to-peak of the median-filtered baseline of one decimated lead."""
+    """Largest peak-to-peak of the median-filtered baseline within any 1 s window.
+
+    A drift or settling spread over the recording moves the baseline little
+    within one beat and is removed by any baseline correction; a move within a
+    beat tilts its ST segment and T wave and shifts its fiducial points.
+    """
     from scipy import ndimage
 
     for window_s in (0.2, 0.6):
@@ -405,8 +416,13 @@ def _baseline_excursion(
     edge = round(_WANDER_EDGE_S * rate)
     keep[:edge] = False
     keep[keep.shape[0] - edge :] = False
-    kept = slow[keep]
-    return float(kept.max() - kept.min()) if kept.size else 0.0
+    if not keep.any():
+        return 0.0
+    width = max(1, round(_WANDER_WINDOW_S * rate))
+    highest = ndimage.maximum_filter1d(np.where(keep, slow, -np.inf), width, mode="nearest")
+    lowest = ndimage.minimum_filter1d(np.where(keep, slow, np.inf), width, mode="nearest")
+    seen = np.isfinite(highest) & np.isfinite(lowest)
+    return float(np.max(highest[seen] - lowest[seen]))
 
 
 def _spectra(

@@ -405,6 +405,33 @@ def test_a_held_diastole_is_not_a_flatline_but_a_held_beat_is() -> None:
     assert quality["V2"].measures["flatline"] == pytest.approx(200 / samples.shape[1], abs=0.002)
 
 
+# -- wander is the baseline's move within one beat (issue 11) ---------------------------------
+
+
+def test_a_slow_drift_over_the_recording_is_not_wander_but_a_move_within_a_beat_is() -> None:
+    """A linear drift of 2.4 mV over 10 s (0.24 mV per second, removed by any baseline
+    correction) neither flags nor abstains; the baseline moving 0.8 mV or 1.6 mV within
+    0.6 s (under one beat) is borderline or flagged."""
+    recording = synthesise_ecg(24, "nominal", heart_rate_bpm=60.0)
+    samples = np.array(recording.samples)
+    fs = recording.sampling_rate_hz
+    t = np.arange(samples.shape[1]) / fs
+    samples[0] += 0.24 * t
+    settle = np.clip((t - 5.0) / 0.6, 0.0, 1.0)
+    step = 0.5 - 0.5 * np.cos(np.pi * settle)  # 0 before 5 s, 1 after 5.6 s
+    samples[8] += 0.8 * step
+    samples[10] += 1.6 * step
+    moved = SyntheticECG(fs, recording.lead_names, samples, recording.truth)
+    quality = assess_leads(read_waveform(waveform_json(moved)))
+    assert quality["I"].measures["baseline_wander"] == pytest.approx(0.24, abs=0.06)
+    assert not quality["I"].flags and not quality["I"].borderline
+    assert quality["V3"].borderline == ("baseline_wander",) and not quality["V3"].flags
+    assert quality["V5"].flags == ("baseline_wander",)
+    for lead in ("V3", "V5"):
+        measured = quality[lead].measures["baseline_wander"]
+        assert measured == pytest.approx(0.8 if lead == "V3" else 1.6, rel=0.15)
+
+
 def test_one_short_hold_at_the_extreme_is_not_clipping_but_cut_r_tops_are() -> None:
     recording = synthesise_ecg(23, "nominal", heart_rate_bpm=120.0)
     samples = np.array(recording.samples)

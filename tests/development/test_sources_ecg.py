@@ -26,6 +26,7 @@ from pytest_openmed.development.sources.ecg import (
     synthesise_ecg,
     waveform_dicom,
     waveform_json,
+    window_excursion,
 )
 
 LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
@@ -193,6 +194,35 @@ def test_recorded_severities_match_the_samples(adverse: list[SyntheticECG]) -> N
                 freqs = np.fft.rfftfreq(values.shape[0], 1.0 / fs)
                 line = spectrum[(freqs == 50.0) | (freqs == 60.0)].max()
                 assert line == pytest.approx(artefact["severity"], rel=0.15)
+
+
+def test_wander_severity_is_the_drifts_largest_move_within_one_second() -> None:
+    """The truth of ``baseline_wander`` is the injected drift's largest peak-to-peak within
+    any 1 s window (one beat), computed exactly on the drift, not its swing over 10 s."""
+    fs = 500.0
+    for seed, severity in ((31, 0.7), (32, 1.6), (33, 3.5)):
+        clean = synthesise_ecg(seed, "nominal", artefacts=[])
+        drifted = synthesise_ecg(
+            seed, "nominal", artefacts=[Artefact("baseline_wander", "V2", severity)]
+        )
+        assert drifted.truth["artefacts"] == [
+            {"kind": "baseline_wander", "lead": "V2", "severity": severity}
+        ]
+        drift = drifted.samples[7] - clean.samples[7]
+        assert window_excursion(drift, fs) == pytest.approx(severity, abs=3e-4)
+        assert np.ptp(drift) > 1.2 * severity  # a slow drift swings further over 10 s
+
+
+def test_window_excursion_follows_the_analytic_drift() -> None:
+    fs = 500.0
+    t = np.arange(5000) / fs
+    window = 499 / fs  # 500 samples span 0.998 s
+    ramp = 0.3 * t
+    assert window_excursion(ramp, fs) == pytest.approx(0.3 * window)
+    for frequency in (0.05, 0.2, 0.35):
+        wave = np.sin(2.0 * np.pi * frequency * (t - 5.0))  # steepest at 5 s
+        expected = 2.0 * np.sin(np.pi * frequency * window)
+        assert window_excursion(wave, fs) == pytest.approx(expected, rel=1e-4)
 
 
 def _rail_fraction(values: Any, fs: float) -> float:

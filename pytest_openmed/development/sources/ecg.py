@@ -36,7 +36,9 @@ moves in steps, so a draw whose realised severity leaves its range is redrawn):
 =====================  ==========================================================
 ``noise``              RMS (mV) of added white Gaussian noise
 ``mains_interference`` amplitude (mV) of an added 50 or 60 Hz sinusoid
-``baseline_wander``    peak-to-peak (mV) of an added slow drift (0.05–0.35 Hz)
+``baseline_wander``    largest peak-to-peak (mV) within any 1 s window (0.4 s from
+                       either end) of an added slow drift (0.05–0.35 Hz), computed
+                       exactly on the drift (:func:`window_excursion`)
 ``clipping``           fraction of samples held at an amplifier rail, counted as
                        ``ecg_quality`` documents (runs ≥ 4 ms at ≥ 3 places, else
                        one run ≥ 50 ms)
@@ -80,6 +82,7 @@ __all__ = [
     "synthesise_ecg",
     "waveform_dicom",
     "waveform_json",
+    "window_excursion",
 ]
 
 #: The media types a pack gives these carriers (one spelling: ``MediaType``).
@@ -97,6 +100,9 @@ _PRECORDIAL_GAIN = 1.3
 _CLIP_RUN_S = 0.004
 _CLIP_RUNS = 3
 _CLIP_LONE_RUN_S = 0.050
+#: Baseline wander is measured within windows of 1 s, 0.4 s from either end.
+_WANDER_WINDOW_S = 1.0
+_WANDER_EDGE_S = 0.4
 #: RMS (mV) of the amplifier noise a disconnected electrode shows.
 _DISCONNECTED_NOISE_MV = 0.010
 #: Artefact forms: how a kind is realised (``""``: the plain one).
@@ -330,15 +336,33 @@ def _clip(
     return sign * clipped, _rail_fraction(clipped, rail, fs)
 
 
-def _wander(rng: np.random.Generator, t: NDArray[np.float64], peak_to_peak: float) -> Any:
-    """A slow drift (two sinusoids 0.05–0.35 Hz plus a ramp) scaled to ``peak_to_peak`` mV."""
-    drift = (
+def _drift(rng: np.random.Generator, t: NDArray[np.float64]) -> Any:
+    """A slow drift in arbitrary units: two sinusoids 0.05–0.35 Hz plus a ramp."""
+    return (
         np.sin(2.0 * np.pi * rng.uniform(0.05, 0.2) * t + rng.uniform(0.0, 2.0 * np.pi))
         + rng.uniform(0.3, 0.7)
         * np.sin(2.0 * np.pi * rng.uniform(0.15, 0.35) * t + rng.uniform(0.0, 2.0 * np.pi))
         + rng.uniform(-0.5, 0.5) * (t - t.mean()) / max(float(t[-1]), 1e-9)
     )
+
+
+def _wander(rng: np.random.Generator, t: NDArray[np.float64], peak_to_peak: float) -> Any:
+    """A slow drift scaled to ``peak_to_peak`` mV over the whole recording (background wander)."""
+    drift = _drift(rng, t)
     return drift * (peak_to_peak / float(drift.max() - drift.min()))
+
+
+def window_excursion(drift: NDArray[np.float64], fs: float) -> float:
+    """Largest peak-to-peak of ``drift`` within any window of 1 s, as ``ecg_quality`` measures
+    baseline wander: the baseline's move within one beat, not its swing over the recording.
+
+    The first and last 0.4 s are left out, as the measure leaves them out.
+    """
+    edge = round(_WANDER_EDGE_S * fs)
+    kept = drift[edge : drift.shape[0] - edge]
+    width = min(kept.shape[0], round(_WANDER_WINDOW_S * fs))
+    windows = np.lib.stride_tricks.sliding_window_view(kept, width)
+    return float(np.max(windows.max(axis=1) - windows.min(axis=1)))
 
 
 def _inject(
@@ -366,7 +390,8 @@ def _inject(
         if artefact.form:
             record["form"] = artefact.form
         if artefact.kind == "baseline_wander":
-            leads[row] += _wander(rng, t, severity)
+            drift = _drift(rng, t)
+            leads[row] += drift * (severity / window_excursion(drift, fs))
         elif artefact.kind == "mains_interference":
             frequency = 50.0 if rng.random() < 0.5 else 60.0
             phase = rng.uniform(0.0, 2.0 * np.pi)
