@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed.components import MAX_ASSET_BYTES, ComponentError
-from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES
+from pytest_openmed.carriers.dicom import NATIVE_TRANSFER_SYNTAXES
 from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, run
 from pytest_openmed.development.sources.oversized import declared_dicom
 

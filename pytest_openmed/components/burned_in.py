@@ -48,8 +48,8 @@ from pytest_openmed.components._base import (
     check_asset,
     parse_boundary,
 )
-from pytest_openmed.components._dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
-from pytest_openmed.components._png import PNG_SIGNATURE, read_png
+from pytest_openmed.carriers.dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
+from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
 
 __all__ = [
     "ABSTAIN_REASONS",

@@ -62,7 +62,7 @@ from pytest_openmed.components._base import (
     check_asset,
     parse_boundary,
 )
-from pytest_openmed.components._dicom import quiet_pydicom, read_native_dicom
+from pytest_openmed.carriers.dicom import quiet_pydicom, read_native_dicom
 
 __all__ = [
     "ABSTAIN_REASONS",

@@ -26,7 +26,7 @@ from pytest_openmed.components._base import (
     CorruptAsset,
     config_digest,
 )
-from pytest_openmed.components._waveform import Waveform, read_waveform
+from pytest_openmed.carriers.waveform import Waveform, read_waveform
 from pytest_openmed.components.ecg_intervals import (
     ABSTAIN_REASONS,
     CONFIG_A,
