@@ -381,7 +381,7 @@ _BAD, _FOLD = 1, 2
 
 
 @functools.cache
-def _tables() -> tuple[Any, Any, Any]:
+def _tables() -> tuple[bytes, Any, Any]:
     """Byte classes, trigram verdicts and ('.', 'e', ',') pair verdicts of the JSON number grammar.
 
     ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?``, separated by commas
@@ -428,30 +428,26 @@ def _tables() -> tuple[Any, Any, Any]:
     events = np.zeros(256, dtype=bool)
     for a, b in ((_POINT, _POINT), (_EXP, _EXP), (_EXP, _POINT)):
         events[(a << 4) | b] = True
-    return classes, trigrams, events
+    return bytes(classes.tolist()), trigrams, events
 
 
 def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
-    """How many JSON numbers each text lists (between its brackets), and the longest number's size.
+    """How many JSON numbers each text lists (between its brackets), and a bound on number size.
 
-    ``None`` if a text is not a list of JSON numbers.
-
-    Every byte is classed and every byte trigram looked up in one table with
+    ``None`` if a text is not a list of JSON numbers.  Every byte is classed
+    (``bytes.translate``) and every byte trigram looked up in one table with
     numpy; the order of '.' and 'e' within each number is read from the short
-    sequence of those bytes and the commas.  No Python runs per number.
+    sequence of those bytes and the commas.  No Python runs per number.  The
+    bound is the longest run of bytes without ',', '.' or 'e'.
     """
     import numpy as np
 
     filled = [(index, text.strip(_JSON_WHITESPACE)) for index, text in enumerate(arrays)]
     filled = [(index, text) for index, text in filled if text]
-    counts = [0] * len(arrays)
     if not filled:
-        return counts, 0
+        return [0] * len(arrays), 0
     classes, trigrams, events = _tables()
-    joined = b",".join(text for _, text in filled)
-    if b"e-" in joined or b"E-" in joined:
-        joined = joined.replace(b"e-", b"e+").replace(b"E-", b"E+")
-    codes = classes.take(np.frombuffer(b"," + joined + b",", dtype=np.uint8))
+    codes = _classes(b",".join(text for _, text in filled), classes)
     wide = codes.astype(np.uint16)
     verdicts = trigrams.take((wide[:-2] << 8) | (wide[1:-1] << 4) | wide[2:])
     if verdicts.any():
@@ -459,9 +455,7 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
             return None
         # Runs of two or more whitespace bytes: each becomes one space (rare in practice).
         filled = [(index, _WHITESPACE_RUN.sub(b" ", text)) for index, text in filled]
-        joined = b",".join(text for _, text in filled)
-        joined = joined.replace(b"e-", b"e+").replace(b"E-", b"E+")
-        codes = classes.take(np.frombuffer(b"," + joined + b",", dtype=np.uint8))
+        codes = _classes(b",".join(text for _, text in filled), classes)
         wide = codes.astype(np.uint16)
         if trigrams.take((wide[:-2] << 8) | (wide[1:-1] << 4) | wide[2:]).any():
             return None
@@ -469,12 +463,24 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
     kinds = codes.take(marks)
     if events.take((kinds[:-1] << 4) | kinds[1:]).any():
         return None
-    commas = marks[kinds == _COMMA]
-    bounds = np.cumsum([0] + [len(text) + 1 for _, text in filled])
-    seats = np.searchsorted(commas, bounds)
-    for (index, _), number in zip(filled, np.diff(seats).tolist(), strict=True):
+    # A text holds one number more than commas: count its commas with the
+    # separator before it (every separator is a mark; the final pad is left out).
+    separators = np.cumsum([0] + [len(text) + 1 for _, text in filled[:-1]])
+    seats = np.searchsorted(marks, separators)
+    commas = np.add.reduceat(kinds[:-1] == _COMMA, seats, dtype=np.int64)
+    counts = [0] * len(arrays)
+    for (index, _), number in zip(filled, commas.tolist(), strict=True):
         counts[index] = number
-    return counts, int(np.diff(commas).max()) - 1
+    return counts, int(np.diff(marks).max())
+
+
+def _classes(joined: bytes, classes: bytes) -> Any:
+    """The byte classes of ``,joined,`` as a numpy array, an exponent's '-' read as '+'."""
+    import numpy as np
+
+    if b"e" in joined or b"E" in joined:
+        joined = joined.replace(b"e-", b"e+").replace(b"E-", b"E+")
+    return np.frombuffer((b"," + joined + b",").translate(classes), dtype=np.uint8)
 
 
 def _finite(text: bytes, longest: int) -> bool:
