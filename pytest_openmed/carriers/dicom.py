@@ -9,9 +9,10 @@ group-2 elements, each once and in ascending order (PS3.5 7.1: a repeated
 transfer syntax is read differently by different readers), and names one of
 the native transfer syntaxes below.  Only the file meta group is parsed.
 
-Read (:func:`read_native_dicom`): only native (uncompressed) transfer syntaxes are read, the same closed set for
-every component: implicit and explicit VR little endian, and explicit VR big
-endian (retired, but uncompressed).  The file meta group is read and checked
+Read (:func:`read_native_dicom`): only native (uncompressed) transfer
+syntaxes are read, the same closed set for every component: implicit and
+explicit VR little endian, and explicit VR big endian (retired, but
+uncompressed).  The file meta group is read and checked
 first, so a compressed or deflated data set is refused before pydicom reads it:
 pydicom inflates a deflated data set whole, without any bound, as soon as it
 starts.  An image's declared size (frames × rows × columns) is checked against
@@ -98,7 +99,7 @@ def is_native_dicom(data: bytes) -> bool:
     """
     if not has_dicom_prefix(data):
         return False
-    if data[_META : _META + 6] != b"\x02\x00\x00\x00UL" or data[_META + 6 : _META + 8] != b"\x04\x00":
+    if data[_META : _META + 8] != b"\x02\x00\x00\x00UL\x04\x00":  # (0002,0000) UL, length 4
         return False
     (group_length,) = struct.unpack("<I", data[_META + 8 : _META + 12])
     end = _META + 12 + group_length

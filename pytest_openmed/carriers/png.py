@@ -85,6 +85,7 @@ def _chunks_walk(data: bytes) -> bool:
         position += 12 + length
     return image_data and position == end
 
+
 _TOO_LARGE = "image dimensions exceed the component limit"
 
 

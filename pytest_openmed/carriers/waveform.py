@@ -418,7 +418,7 @@ def _tables() -> tuple[bytes, Any, Any]:
                     verdict = _BAD
                 elif b == _ZERO and a in (_COMMA, _SPACE, _MINUS) and c in digits:
                     verdict = _BAD  # a leading zero followed by a digit
-                elif b == _SPACE and (a in digits and c in starts or a == c == _COMMA):
+                elif b == _SPACE and ((a in digits and c in starts) or a == c == _COMMA):
                     verdict = _BAD  # space inside a number, or an empty one
                 elif a == b == _SPACE:
                     verdict = _FOLD  # a longer run of spaces: fold it and look again

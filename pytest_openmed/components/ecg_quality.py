@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.components._base import ComponentOutput, check_asset
 from pytest_openmed.carriers.waveform import Waveform, read_waveform
+from pytest_openmed.components._base import ComponentOutput, check_asset
 
 __all__ = [
     "ABSTAIN_REASONS",

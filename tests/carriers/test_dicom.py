@@ -16,8 +16,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.components import burned_in, dicom_frames, ecg_quality
-from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
 from pytest_openmed.carriers.dicom import (
     EXPLICIT_VR_BIG_ENDIAN,
     EXPLICIT_VR_LITTLE_ENDIAN,
@@ -26,9 +24,10 @@ from pytest_openmed.carriers.dicom import (
     read_native_dicom,
 )
 from pytest_openmed.carriers.waveform import read_waveform
+from pytest_openmed.components import burned_in, dicom_frames, ecg_quality
+from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
 from pytest_openmed.development.sources.dicom import generate_dicom_frames
 from pytest_openmed.development.sources.ecg import synthesise_ecg, waveform_dicom
-
 from tests.components._corruption import corrupted
 from tests.components._dicom_files import as_big_endian, dataset_of, edited, pydicom_sample
 
