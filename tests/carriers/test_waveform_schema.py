@@ -30,6 +30,8 @@ from pytest_openmed.carriers.waveform import (
     is_waveform_json,
 )
 from pytest_openmed.errors import CorruptAsset, UnsupportedAsset
+from pytest_openmed.multimodal import MediaType, SourceAsset
+from pytest_openmed.multimodal.errors import MediaTypeRefused
 from pytest_openmed.schemas import load_schema
 
 SCHEMA = load_schema("waveform.v1")
@@ -222,7 +224,7 @@ def test_check_agrees_with_the_schema_on_raw_number_text(
     ],
 )
 def test_what_no_component_reads_is_no_waveform(change: dict[str, Any]) -> None:
-    """Leads, units and rates the components cannot read are refused (packs used to admit them)."""
+    """Leads, units and rates the components cannot read: no pack admits them (packs used to)."""
     document = {
         "format": WAVEFORM_FORMAT,
         "sampling_rate_hz": 500,
@@ -234,7 +236,11 @@ def test_what_no_component_reads_is_no_waveform(change: dict[str, Any]) -> None:
     assert not is_waveform_json(text)
     with pytest.raises(CorruptAsset):
         check_waveform_json(text)
-    assert is_waveform_json(json.dumps(document).encode())
+    with pytest.raises(MediaTypeRefused):
+        SourceAsset(text)
+    valid = json.dumps(document).encode()
+    assert is_waveform_json(valid)
+    assert SourceAsset(valid).media_type is MediaType.WAVEFORM_JSON
 
 
 def test_refusals_say_which_kind() -> None:
