@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_openmed._validate import refuse_constant, unique_names
 from pytest_openmed.carriers.boundary import parse_boundary
 from pytest_openmed.carriers.dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
 from pytest_openmed.errors import ComponentError, CorruptAsset, UnsupportedAsset
@@ -355,22 +356,10 @@ def _split_numbers(data: bytes) -> tuple[Any, list[bytes], list[int], int] | Non
 def _parse_json(text: bytes) -> Any:
     try:
         return json.loads(
-            text.decode("utf-8"), parse_constant=_refuse_constant, object_pairs_hook=_unique_names
+            text.decode("utf-8"), parse_constant=refuse_constant, object_pairs_hook=unique_names
         )
     except Exception:  # any decoder failure, including recursion and int-size limits
         raise CorruptAsset(_PARSE) from None
-
-
-def _refuse_constant(_name: str) -> Any:
-    raise ValueError("NaN and Infinity are not JSON")
-
-
-def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """Refuse an object repeating a name: JSON readers disagree on which value wins."""
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise ValueError("a JSON object repeats a name")
-    return document
 
 
 # Byte classes of a number list.  Codes from _COMMA up are the ones a number

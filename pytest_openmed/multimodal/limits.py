@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_openmed._validate import bounded
 from pytest_openmed.carriers.limits import MAX_ASSET_BYTES
 
 from .errors import InvalidInput, LimitExceeded
@@ -56,9 +57,4 @@ def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
     """
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise InvalidInput("a sequence was expected")
-    result: list[Any] = []
-    for item in items:
-        if len(result) == limit:
-            raise LimitExceeded(message)
-        result.append(item)
-    return tuple(result)
+    return tuple(bounded(items, limit, lambda: LimitExceeded(message)))
