@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 from _timing import Row, arguments, median_ms, report, time_configs
 
+from pytest_openmed.carriers.dicom import has_dicom_prefix
 from pytest_openmed.components import burned_in, forms
 from pytest_openmed.development.sources import SLICES
 from pytest_openmed.development.sources.burned_in import (
@@ -48,7 +49,7 @@ def _decode_png_grey(asset: bytes) -> object:
 
 
 def _decode_pixels(asset: bytes) -> object:
-    if asset[128:132] == b"DICM":
+    if has_dicom_prefix(asset):
         import pydicom
 
         with warnings.catch_warnings():

@@ -1,10 +1,11 @@
 """Benchmark of the multimodal engine against hashing the pack's bytes once.
 
-Run ``python benchmarks/multimodal.py``.  It generates (outside the timed
-region) 256 distinct source units of about 254 KiB each — real PNG, TIFF and
-native DICOM carriers in rotation, plus a ``--waveforms`` share of JSON
-waveforms — totalling just under the 64 MiB pack limit, and two candidate
-observations per unit.  The timed pipeline is what an evaluator runs:
+Run ``python benchmarks/multimodal.py``.  For each scenario it generates
+(outside the timed region) 256 distinct source units of about 254 KiB each —
+real PNG, TIFF and native DICOM carriers in rotation, and a share of JSON
+waveforms spread evenly among them — totalling just under the 64 MiB pack
+limit, and two candidate observations per unit.  The timed pipeline is what an
+evaluator runs:
 
 1. build: ``SourceAsset`` per asset (hash once, sniff by content), cases, pack;
 2. three ``prepare_review`` calls (three reviewers);
@@ -13,8 +14,14 @@ observations per unit.  The timed pipeline is what an evaluator runs:
 4. one ``assess_validation`` over those three reviews.
 
 The baseline is ``hashlib.sha256`` over all asset bytes, measured in the same
-run.  Both are the best of ``--repeats`` alternating runs.  Target (DESIGN §8): pipeline
-time ≤ 2 × baseline.
+run.  Both are the best of ``--repeats`` alternating runs, in wall and in CPU
+time (the machine may be shared; CPU time is less sensitive to other load).
+
+Targets (issue 12): the pipeline ≤ 2 × baseline for the PNG/TIFF/DICOM pack,
+≤ 3 × with a quarter of the units JSON waveforms.  A third line times the
+waveform carrier's check (``is_waveform_json``, the pack's sniff) of one
+waveform against the SHA-256 of the same bytes.  ``--waveforms SHARE`` runs one
+scenario with that share instead (target 3 × when it is above zero).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_openmed._canonical import digest_json
+from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT, is_waveform_json
 from pytest_openmed.multimodal import (
     CandidateLineage,
     CaseSlice,
@@ -104,10 +112,10 @@ def _waveform(rng: random.Random) -> bytes:
     samples = 2_750
     leads = [
         {"name": name, "samples": [round(rng.gauss(0, 0.3), 3) for _ in range(samples)]}
-        for name in ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
+        for name in STANDARD_LEADS
     ]
     document = {
-        "format": "openmed.waveform.v1",
+        "format": WAVEFORM_FORMAT,
         "sampling_rate_hz": 500,
         "units": "mV",
         "leads": leads,
@@ -120,7 +128,7 @@ def generate_assets(waveform_share: float, seed: int = 7) -> list[bytes]:
     makers: tuple[Callable[[random.Random], bytes], ...] = (_png, _tiff, _dicom)
     assets = []
     for unit in range(UNITS):
-        if rng.random() < waveform_share:
+        if int((unit + 1) * waveform_share) > int(unit * waveform_share):  # evenly spread
             assets.append(_waveform(rng))
         else:
             assets.append(makers[unit % len(makers)](rng))
@@ -206,13 +214,9 @@ def interleaved_best(
     return wall, cpu, result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--waveforms", type=float, default=0.0, help="share of JSON waveform units")
-    args = parser.parse_args()
-
-    assets = generate_assets(args.waveforms)
+def run_scenario(waveform_share: float, target: float, repeats: int) -> bool:
+    """Time one pack; print its figures and whether ``target`` holds (in CPU time)."""
+    assets = generate_assets(waveform_share)
     total = sum(len(a) for a in assets)
     quals = reviewers()
     # Ratings stand for reviewers' work: prepared once outside the timed region.
@@ -242,13 +246,13 @@ def main() -> None:
         marks["reviews + assess"] = time.perf_counter() - start
         return marks, assessment.decision.value
 
-    wall, cpu, (marks, decision) = interleaved_best(args.repeats, baseline, pipeline)
+    wall, cpu, (marks, decision) = interleaved_best(repeats, baseline, pipeline)
     media: dict[str, int] = {}
     for case in reference.cases:
         for asset in case.assets:
             media[asset.media_type.value] = media.get(asset.media_type.value, 0) + 1
     print(f"pack: {UNITS} units, {total / 2**20:.2f} MiB of assets, media {media}")
-    print(f"best of {args.repeats}:                      wall        cpu")
+    print(f"best of {repeats}:                      wall        cpu")
     print(f"sha256 over all asset bytes : {wall[0] * 1000:8.1f} ms {cpu[0] * 1000:8.1f} ms")
     print(f"build + 3 prepares + assess : {wall[1] * 1000:8.1f} ms {cpu[1] * 1000:8.1f} ms")
     for name, seconds in marks.items():
@@ -256,8 +260,44 @@ def main() -> None:
     print(f"decision: {decision}")
     for label, pair in (("wall", wall), ("cpu", cpu)):
         ratio = pair[1] / pair[0]
-        verdict = "met" if ratio <= 2.0 else "NOT met"
-        print(f"ratio ({label}): {ratio:.2f}x  (target <= 2.00x): {verdict}")
+        verdict = "met" if ratio <= target else "NOT met"
+        print(f"ratio ({label}): {ratio:.2f}x  (target <= {target:.2f}x): {verdict}")
+    return cpu[1] / cpu[0] <= target
+
+
+def waveform_check(repeats: int) -> None:
+    """The JSON waveform check of one waveform against the SHA-256 of its bytes."""
+    data = _waveform(random.Random(11))
+    runs = max(repeats, 1) * 20
+    wall, cpu, accepted = interleaved_best(
+        runs, lambda: hashlib.sha256(data).digest(), lambda: is_waveform_json(data)
+    )
+    if accepted is not True:
+        raise SystemExit("the benchmark waveform was refused")
+    print(f"one waveform ({len(data) / 1024:.0f} KiB), best of {runs}:  wall        cpu")
+    print(f"sha256                      : {wall[0] * 1000:8.3f} ms {cpu[0] * 1000:8.3f} ms")
+    print(f"is_waveform_json            : {wall[1] * 1000:8.3f} ms {cpu[1] * 1000:8.3f} ms")
+    print(f"ratio: {wall[1] / wall[0]:.1f}x wall, {cpu[1] / cpu[0]:.1f}x cpu")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument(
+        "--waveforms", type=float, default=None, help="share of JSON waveform units"
+    )
+    args = parser.parse_args()
+    if args.waveforms is None:
+        scenarios = [(0.0, 2.0), (0.25, 3.0)]
+    else:
+        scenarios = [(args.waveforms, 3.0 if args.waveforms > 0 else 2.0)]
+    held = []
+    for share, target in scenarios:
+        print(f"-- waveform share {share:.0%} (target <= {target:.1f}x sha256) --")
+        held.append(run_scenario(share, target, args.repeats))
+    print("-- the waveform carrier's check --")
+    waveform_check(args.repeats)
+    print("targets (cpu): " + ("all met" if all(held) else "NOT all met"))
 
 
 if __name__ == "__main__":

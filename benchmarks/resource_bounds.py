@@ -52,10 +52,12 @@ if mode == "run":
 else:
     import io, warnings
     warnings.simplefilter("ignore")
-    if asset[:4] == b"\x89PNG":
+    from pytest_openmed.carriers.dicom import has_dicom_prefix
+    from pytest_openmed.carriers.png import PNG_SIGNATURE
+    if asset.startswith(PNG_SIGNATURE):
         from PIL import Image
         Image.open(io.BytesIO(asset)).size
-    elif asset[128:132] == b"DICM":
+    elif has_dicom_prefix(asset):
         import pydicom
         pydicom.dcmread(io.BytesIO(asset), stop_before_pixels=True).Rows
     else:

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from hypothesis import strategies as st
 
 from pytest_openmed._canonical import digest_json, is_digest
+from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT
 from pytest_openmed.claims import STANDARD_CLASSES, STATES, normalise_class
 from pytest_openmed.multimodal import (
     CandidateLineage,
@@ -666,7 +667,7 @@ def _waveform(samples: list[list[int]], serial: int) -> bytes:
     leads = [{"name": names[index], "samples": lead} for index, lead in enumerate(samples)]
     leads[0]["samples"] = [serial, *samples[0][1:]]
     document = {
-        "format": "openmed.waveform.v1",
+        "format": WAVEFORM_FORMAT,
         "sampling_rate_hz": 500,
         "units": "mV",
         "leads": leads,

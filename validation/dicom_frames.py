@@ -28,16 +28,21 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed.carriers.dicom import (
+    EXPLICIT_VR_BIG_ENDIAN,
+    EXPLICIT_VR_LITTLE_ENDIAN,
+    IMPLICIT_VR_LITTLE_ENDIAN,
+    NATIVE_TRANSFER_SYNTAXES,
+)
 from pytest_openmed.components import MAX_ASSET_BYTES, ComponentError
-from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES
 from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, run
 from pytest_openmed.development.sources.oversized import declared_dicom
 
 PEAK_MIB = 512.0
 SYNTAX_NAMES = {
-    "1.2.840.10008.1.2": "implicit VR little endian",
-    "1.2.840.10008.1.2.1": "explicit VR little endian",
-    "1.2.840.10008.1.2.2": "explicit VR big endian",
+    IMPLICIT_VR_LITTLE_ENDIAN: "implicit VR little endian",
+    EXPLICIT_VR_LITTLE_ENDIAN: "explicit VR little endian",
+    EXPLICIT_VR_BIG_ENDIAN: "explicit VR big endian",
 }
 
 

@@ -54,13 +54,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT
 from pytest_openmed.components import ecg_intervals, ecg_quality
 from pytest_openmed.components._waveform import read_waveform
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ecg"
 LUDB_LEADS = ("i", "ii", "iii", "avr", "avl", "avf", "v1", "v2", "v3", "v4", "v5", "v6")
-STANDARD = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
+STANDARD = STANDARD_LEADS
 MITBIH_LEADS = {"MLII": "II", "V5": "V5"}
 MITBIH_WINDOW_S = 10.0
 MATCH_S = 0.075
@@ -81,7 +82,7 @@ ATRIAL = ("Atrial fibrillation", "Atrial flutter")
 def waveform_asset(fs: float, leads: dict[str, npt.NDArray[np.float64]]) -> bytes:
     """An ``openmed.waveform.v1`` JSON asset (mV, 0.1 µV) of the named leads."""
     document = {
-        "format": "openmed.waveform.v1",
+        "format": WAVEFORM_FORMAT,
         "sampling_rate_hz": fs,
         "units": "mV",
         "leads": [

@@ -1,19 +1,25 @@
 """The contract every component shares: its output value and its errors.
 
+The size limits and the parse boundary are the carriers' (:mod:`pytest_openmed.carriers`),
+imported here so that components keep one import for them.
+
 PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import logging
-import threading
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType, TracebackType
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json, digest_json
+from pytest_openmed.carriers.boundary import LibraryLogSilencer, parse_boundary
+from pytest_openmed.carriers.limits import (
+    MAX_ASSET_BYTES,
+    MAX_DECODED_PIXELS,
+    check_decoded_pixels,
+)
 from pytest_openmed.errors import (
     AssetTooLarge,
     ComponentError,
@@ -39,17 +45,6 @@ __all__ = [
     "parse_boundary",
 ]
 
-#: Largest asset any component reads (the pack limit per asset).
-MAX_ASSET_BYTES = 4 * 1024 * 1024
-
-#: Most pixels one component run decodes (frames × rows × columns, summed over
-#: everything it decodes; a pixel counts once whatever its samples).  Checked
-#: against the header before any pixel is decoded: a small asset can declare a
-#: huge image, and every component holds several float copies of what it
-#: decodes.  6 Mi pixels keeps one run under 512 MiB peak
-#: (``benchmarks/resource_bounds.py``) and covers a 2048² slide pyramid verified tile by tile.
-MAX_DECODED_PIXELS = 6 * 1024 * 1024
-
 #: The closed vocabulary of safety failures an observation can carry.
 SAFETY_FAILURES = ("privacy", "provenance")
 
@@ -61,30 +56,6 @@ def check_asset(asset: object) -> bytes:
     if len(asset) > MAX_ASSET_BYTES:
         raise AssetTooLarge("asset exceeds the 4 MiB component limit")
     return asset
-
-
-def check_decoded_pixels(pixels: int) -> None:
-    """Refuse a declared (or accumulated) decoded size past :data:`MAX_DECODED_PIXELS`."""
-    if pixels > MAX_DECODED_PIXELS:
-        raise DecodedSizeTooLarge("declared image size exceeds the decoded-pixel budget")
-
-
-@contextlib.contextmanager
-def parse_boundary(corrupt: str) -> Iterator[None]:
-    """Where a library parses asset bytes: the one rule that turns its failures into typed errors.
-
-    A :class:`ComponentError` raised inside (a fixed refusal) leaves unchanged;
-    any other exception, whose text may quote the asset, becomes
-    ``CorruptAsset(corrupt)``.  Either leaves without its context, so no
-    library text is chained to what the caller sees.  ``corrupt`` must be a
-    fixed message.
-    """
-    try:
-        yield
-    except ComponentError as error:
-        raise error from None
-    except Exception:
-        raise CorruptAsset(corrupt) from None
 
 
 def config_digest(config: object) -> str:
@@ -144,42 +115,3 @@ class ComponentOutput:
             f"ComponentOutput(abstained={self.abstained}, abstain_reason={self.abstain_reason!r}, "
             f"safety_failures={self.safety_failures!r})"
         )
-
-
-class LibraryLogSilencer:
-    """Holds a library's logger above CRITICAL while at least one read is in progress.
-
-    Libraries (pydicom, tifffile) log about odd input, and a record can quote
-    a value from the file (a name, an identifier).
-
-    The level, not the logger's ``disabled`` flag, is what silences it: the
-    child loggers (``pydicom.pixels.*``, say) inherit the level but not the flag.
-    The count keeps overlapping reads (nested, or in threads) from restoring
-    the level while another one still runs; the last one out restores it.
-    """
-
-    def __init__(self, logger_name: str) -> None:
-        self._name = logger_name
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._saved = logging.NOTSET
-
-    def __enter__(self) -> None:
-        logger = logging.getLogger(self._name)
-        with self._lock:
-            if self._depth == 0:
-                self._saved = logger.level
-                logger.setLevel(logging.CRITICAL + 1)
-            self._depth += 1
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        logger = logging.getLogger(self._name)
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0:
-                logger.setLevel(self._saved)

@@ -40,6 +40,8 @@ from numpy.typing import NDArray
 from scipy import ndimage
 
 from pytest_openmed._canonical import digest_json, sha256_digest
+from pytest_openmed.carriers.dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
+from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
 from pytest_openmed.components._base import (
     AssetTooLarge,
     ComponentOutput,
@@ -48,8 +50,6 @@ from pytest_openmed.components._base import (
     check_asset,
     parse_boundary,
 )
-from pytest_openmed.components._dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
-from pytest_openmed.components._png import PNG_SIGNATURE, read_png
 
 __all__ = [
     "ABSTAIN_REASONS",

@@ -54,6 +54,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float
+from pytest_openmed.carriers.dicom import quiet_pydicom, read_native_dicom
 from pytest_openmed.components._base import (
     MAX_DECODED_PIXELS,
     ComponentOutput,
@@ -62,7 +63,6 @@ from pytest_openmed.components._base import (
     check_asset,
     parse_boundary,
 )
-from pytest_openmed.components._dicom import quiet_pydicom, read_native_dicom
 
 __all__ = [
     "ABSTAIN_REASONS",

@@ -3,7 +3,7 @@
 PYTEST_DONT_REWRITE
 
 Each lead of an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG,
-see :mod:`._waveform`) is measured five ways, each in a documented unit:
+see :mod:`pytest_openmed.carriers.waveform`) is measured five ways, each in a documented unit:
 
 =====================  ===============================================================
 ``flatline``           fraction of the recording where the lead shows no beat while the
@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from pytest_openmed.carriers.waveform import Waveform, read_waveform
 from pytest_openmed.components._base import ComponentOutput, check_asset
-from pytest_openmed.components._waveform import Waveform, read_waveform
 
 __all__ = [
     "ABSTAIN_REASONS",

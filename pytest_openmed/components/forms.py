@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import ndimage
 
+from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
 from pytest_openmed.components._base import ComponentOutput, UnsupportedAsset, check_asset
-from pytest_openmed.components._png import PNG_SIGNATURE, read_png
 
 __all__ = [
     "ABSTAIN_REASONS",

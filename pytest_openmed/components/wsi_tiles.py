@@ -39,7 +39,6 @@ deterministic, documented sample, not a silent one.
 from __future__ import annotations
 
 import dataclasses
-import io
 import itertools
 import zlib
 from collections.abc import Sequence
@@ -49,15 +48,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import finite_float, sha256_digest
+from pytest_openmed.carriers.tiff import open_tiff
 from pytest_openmed.components._base import (
     MAX_DECODED_PIXELS,
     ComponentOutput,
     CorruptAsset,
-    LibraryLogSilencer,
     UnsupportedAsset,
     check_asset,
     check_decoded_pixels,
-    parse_boundary,
 )
 
 __all__ = [
@@ -73,10 +71,6 @@ __all__ = [
     "TilePlanConfig",
     "run",
 ]
-
-#: tifffile logs about malformed files (to stderr when nothing is configured);
-#: silenced while a slide is read, like every library's logging here.
-_TIFFFILE_LOGS = LibraryLogSilencer("tifffile")
 
 #: Closed tissue-mask methods.
 TISSUE_METHODS = ("otsu_saturation", "fixed_saturation")
@@ -251,14 +245,8 @@ def _page_ok(page: Any) -> bool:
 
 def _open(asset: bytes) -> list[_Level]:
     """The pyramid, level 0 first, each level with its integer downsample."""
-    import tifffile
-
     budget = [0]  # pixels decoded so far, checked against the budget before each tile
-    with (
-        _TIFFFILE_LOGS,
-        parse_boundary("asset is not a readable TIFF"),
-        tifffile.TiffFile(io.BytesIO(asset)) as tif,
-    ):
+    with open_tiff(asset, corrupt="asset is not a readable TIFF") as tif:
         if len(tif.pages) > MAX_PAGES:
             raise UnsupportedAsset("TIFF has more pages than supported")
         series = tif.series

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pytest_openmed._validate import bounded
+from pytest_openmed.carriers.limits import MAX_ASSET_BYTES
 
 from .errors import InvalidInput, LimitExceeded
 
@@ -33,8 +34,6 @@ __all__ = [
 MAX_UNITS = 256
 #: Assets per case: one to this many.
 MAX_ASSETS_PER_CASE = 8
-#: Bytes per asset.
-MAX_ASSET_BYTES = 4 * 1024 * 1024
 #: Bytes of all assets of one pack.
 MAX_PACK_BYTES = 64 * 1024 * 1024
 #: Canonical JSON bytes of one observation output or one review context.

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pytest_openmed.carriers.dicom import NATIVE_TRANSFER_SYNTAXES
 from pytest_openmed.components._base import MAX_ASSET_BYTES, AssetTooLarge, UnsupportedAsset
-from pytest_openmed.components._dicom import NATIVE_TRANSFER_SYNTAXES
 from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, run
 
 

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from pytest_openmed.carriers.waveform import Waveform, read_waveform
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -26,7 +27,6 @@ from pytest_openmed.components._base import (
     CorruptAsset,
     config_digest,
 )
-from pytest_openmed.components._waveform import Waveform, read_waveform
 from pytest_openmed.components.ecg_intervals import (
     ABSTAIN_REASONS,
     CONFIG_A,

@@ -15,6 +15,7 @@ from pytest_openmed.development.packs import (
 )
 
 PREFIX = "pytest_openmed.components."
+CARRIERS = "pytest_openmed.carriers."
 
 
 def test_the_module_set_is_read_from_the_imports() -> None:
@@ -23,14 +24,14 @@ def test_the_module_set_is_read_from_the_imports() -> None:
         PREFIX + "ecg_intervals",
         PREFIX + "ecg_quality",  # imported as ``from pytest_openmed.components import ecg_quality``
         PREFIX + "_base",
-        PREFIX + "_waveform",
-        PREFIX + "_dicom",
+        CARRIERS + "waveform",
+        CARRIERS + "dicom",
         "pytest_openmed._canonical",
         "pytest_openmed.components",
         "pytest_openmed",
     } <= intervals
-    assert PREFIX + "_png" not in intervals
-    assert {PREFIX + "_png", PREFIX + "_dicom", PREFIX + "_base"} <= set(
+    assert CARRIERS + "png" not in intervals
+    assert {CARRIERS + "png", CARRIERS + "dicom", PREFIX + "_base"} <= set(
         component_modules(PREFIX + "burned_in")
     )
 
@@ -68,13 +69,15 @@ def project_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         ("ecg_intervals", "components/ecg_intervals.py"),
         ("ecg_intervals", "components/ecg_quality.py"),
         ("ecg_intervals", "components/_base.py"),
-        ("ecg_intervals", "components/_waveform.py"),
-        ("ecg_intervals", "components/_dicom.py"),
+        ("ecg_intervals", "carriers/waveform.py"),
+        ("ecg_intervals", "carriers/dicom.py"),
         ("ecg_intervals", "_canonical.py"),
-        ("burned_in", "components/_png.py"),
-        ("forms", "components/_png.py"),
-        ("dicom_frames", "components/_dicom.py"),
+        ("burned_in", "carriers/png.py"),
+        ("forms", "carriers/png.py"),
+        ("dicom_frames", "carriers/dicom.py"),
         ("wsi_tiles", "components/_base.py"),
+        ("wsi_tiles", "carriers/tiff.py"),
+        ("wsi_tiles", "carriers/limits.py"),
     ],
 )
 def test_changing_any_executed_module_changes_the_digest(
@@ -88,7 +91,7 @@ def test_changing_any_executed_module_changes_the_digest(
 
 def test_a_module_the_component_does_not_run_leaves_the_digest(project_copy: Path) -> None:
     before = component_source_digest(PREFIX + "wsi_tiles")
-    with (project_copy / "components/_png.py").open("a") as handle:
+    with (project_copy / "carriers/png.py").open("a") as handle:
         handle.write("\n# unrelated\n")
     assert component_source_digest(PREFIX + "wsi_tiles") == before
 

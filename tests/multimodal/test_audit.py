@@ -140,12 +140,16 @@ def test_waveform_with_a_duplicate_key_inside_a_lead_is_refused() -> None:
         sniff_media_type(ambiguous)
 
 
-def test_waveform_holding_dicm_at_offset_128_is_still_a_waveform() -> None:
+def test_json_holding_dicm_at_offset_128_is_no_waveform() -> None:
+    """``waveform.v1`` admits no free text (no extra member, closed names), so no waveform
+    can carry "DICM": JSON that does is refused, not read as a waveform or as DICOM."""
     prefix = '{"note": "'
     document = {"note": "x" * (128 - len(prefix)) + "DICM", **waveform_document(1)}
     data = json.dumps(document).encode()
     assert data[128:132] == b"DICM"
-    assert sniff_media_type(data) is MediaType.WAVEFORM_JSON
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(data)
+    assert sniff_media_type(json.dumps(waveform_document(1)).encode()) is MediaType.WAVEFORM_JSON
 
 
 # --- DICOM: the file meta group holds each element once, in ascending order --------------------

@@ -67,6 +67,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import canonical_bytes
+from pytest_openmed.carriers.waveform import MDC_CODES, STANDARD_LEADS, WAVEFORM_FORMAT
 from pytest_openmed.development.sources import GeneratedSource, check_slice
 from pytest_openmed.multimodal import MediaType
 
@@ -92,7 +93,7 @@ DICOM_MEDIA_TYPE = MediaType.DICOM.value
 #: The artefact kinds, named as the quality flags they should raise.
 ARTEFACT_KINDS = ("flatline", "clipping", "baseline_wander", "mains_interference", "noise")
 
-_LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
+_LEADS = STANDARD_LEADS
 #: Horizontal-plane angles (degrees from left towards anterior) of V1..V6.
 _PRECORDIAL_ANGLES = (115.0, 95.0, 75.0, 60.0, 30.0, 0.0)
 _PRECORDIAL_GAIN = 1.3
@@ -108,15 +109,7 @@ _DISCONNECTED_NOISE_MV = 0.010
 #: Artefact forms: how a kind is realised (``""``: the plain one).
 ARTEFACT_FORMS = {"flatline": ("", "disconnected")}
 _EDGE_MARGIN_S = 0.12
-_MDC_CODES = {
-    "I": "2:1",
-    "II": "2:2",
-    "III": "2:61",
-    "aVR": "2:62",
-    "aVL": "2:63",
-    "aVF": "2:64",
-    **{f"V{k}": f"2:{k + 2}" for k in range(1, 7)},
-}
+_MDC_CODES = {name: code for code, name in MDC_CODES.items()}
 _DICOM_UNITS = {"uV": ("microvolt", 1e-3), "mV": ("millivolt", 1.0)}
 #: Decimal places of a mV each carrier holds: JSON 0.1 µV, DICOM (as written here) 1 µV.
 _CARRIER_DECIMALS = {"json": 4, "dicom": 3}
@@ -627,7 +620,7 @@ def waveform_json(recording: SyntheticECG, *, units: str = "mV") -> bytes:
     scale, decimals = (1.0, 4) if units == "mV" else (1000.0, 1)
     rate = recording.sampling_rate_hz
     document = {
-        "format": "openmed.waveform.v1",
+        "format": WAVEFORM_FORMAT,
         "sampling_rate_hz": int(rate) if rate.is_integer() else rate,
         "units": units,
         "leads": [

@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from pytest_openmed.carriers.png import PNG_SIGNATURE
+
 __all__ = ["declared_dicom", "declared_png", "declared_tiff"]
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: The pinkish stain colour the tiled slides are filled with (tissue to the mask).
 _STAIN = (200, 120, 170)
 
@@ -42,7 +43,7 @@ def declared_png(width: int, height: int) -> bytes:
     compressor = zlib.compressobj(9)
     row = bytes(width + 1)
     body = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
-    return _PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", body) + _chunk(b"IEND", b"")
+    return PNG_SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", body) + _chunk(b"IEND", b"")
 
 
 def declared_dicom(frames: int, rows: int, cols: int, *, pixel_bytes: int | None = None) -> bytes:

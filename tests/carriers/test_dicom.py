@@ -16,21 +16,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.components import burned_in, dicom_frames, ecg_quality
-from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
-from pytest_openmed.components._dicom import (
+from pytest_openmed.carriers.dicom import (
     EXPLICIT_VR_BIG_ENDIAN,
     EXPLICIT_VR_LITTLE_ENDIAN,
     NATIVE_TRANSFER_SYNTAXES,
     quiet_pydicom,
     read_native_dicom,
 )
-from pytest_openmed.components._waveform import read_waveform
+from pytest_openmed.carriers.waveform import read_waveform
+from pytest_openmed.components import burned_in, dicom_frames, ecg_quality
+from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
 from pytest_openmed.development.sources.dicom import generate_dicom_frames
 from pytest_openmed.development.sources.ecg import synthesise_ecg, waveform_dicom
-
-from ._corruption import corrupted
-from ._dicom_files import as_big_endian, dataset_of, edited, pydicom_sample
+from tests.components._corruption import corrupted
+from tests.components._dicom_files import as_big_endian, dataset_of, edited, pydicom_sample
 
 #: Not a valid UID, so pydicom's value check logs it verbatim when it converts it.
 CANARY = "CANARY-8d2c-dicom-uid"
@@ -288,7 +287,7 @@ def test_the_pydicom_logger_and_warning_filters_are_restored(
 
 def test_importing_the_boundary_loads_no_heavy_dependency() -> None:
     code = (
-        "import sys, pytest_openmed.components._dicom;"
+        "import sys, pytest_openmed.carriers.dicom;"
         "print(sorted(k for k in ('pydicom', 'numpy', 'PIL') if k in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -13,17 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
-from pytest_openmed.components._waveform import (
+from pytest_openmed.carriers.waveform import (
     MAX_SAMPLES_PER_LEAD,
     STANDARD_LEADS,
     Waveform,
     read_waveform,
 )
+from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
 from pytest_openmed.development.sources.ecg import synthesise_ecg, waveform_dicom, waveform_json
 from pytest_openmed.schemas import load_schema
-
-from ._dicom_files import dataset_of, pydicom_sample, saved
+from tests.components._dicom_files import dataset_of, pydicom_sample, saved
 
 SCHEMA = Draft202012Validator(load_schema("waveform.v1"))
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from PIL import Image
 
+from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
 from pytest_openmed.components._base import (
     MAX_DECODED_PIXELS,
     AssetTooLarge,
@@ -23,9 +24,7 @@ from pytest_openmed.components._base import (
     DecodedSizeTooLarge,
     UnsupportedAsset,
 )
-from pytest_openmed.components._png import PNG_SIGNATURE, read_png
-
-from ._corruption import corrupted
+from tests.components._corruption import corrupted
 
 GREY = frozenset({"L", "I;16"})
 UNSUPPORTED = "fixed: PNG mode refused"

@@ -1,10 +1,18 @@
-"""The native-DICOM parse boundary shared by the components that read DICOM.
+"""The native-DICOM carrier: preamble and prefix, transfer syntaxes, one strict sniff, one read.
 
 PYTEST_DONT_REWRITE
 
-Only native (uncompressed) transfer syntaxes are read, the same closed set for
-every component: implicit and explicit VR little endian, and explicit VR big
-endian (retired, but uncompressed).  The file meta group is read and checked
+Sniff (:func:`is_native_dicom`, no library): the ``DICM`` prefix after the
+128-byte preamble, a file meta group (explicit VR little endian, walked
+element by element) that starts with its (0002,0000) group length, holds only
+group-2 elements, each once and in ascending order (PS3.5 7.1: a repeated
+transfer syntax is read differently by different readers), and names one of
+the native transfer syntaxes below.  Only the file meta group is parsed.
+
+Read (:func:`read_native_dicom`): only native (uncompressed) transfer
+syntaxes are read, the same closed set for every component: implicit and
+explicit VR little endian, and explicit VR big endian (retired, but
+uncompressed).  The file meta group is read and checked
 first, so a compressed or deflated data set is refused before pydicom reads it:
 pydicom inflates a deflated data set whole, without any bound, as soon as it
 starts.  An image's declared size (frames × rows × columns) is checked against
@@ -19,39 +27,42 @@ logger, and both can quote element values (names, identifiers).
 :func:`quiet_pydicom` silences the two while a component reads, and restores
 them afterwards.
 
-Importing this module loads neither numpy nor pydicom;
-:mod:`pytest_openmed.multimodal.media` sniffs against the same
-:data:`NATIVE_TRANSFER_SYNTAXES`.
+Importing this module loads neither numpy nor pydicom.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import struct
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from pytest_openmed.components._base import (
-    CorruptAsset,
-    LibraryLogSilencer,
-    UnsupportedAsset,
-    check_decoded_pixels,
-    parse_boundary,
-)
+from pytest_openmed.carriers.boundary import LibraryLogSilencer, parse_boundary
+from pytest_openmed.carriers.limits import check_decoded_pixels
+from pytest_openmed.errors import CorruptAsset, UnsupportedAsset
 
 if TYPE_CHECKING:
     from pydicom.dataset import FileDataset
 
 __all__ = [
+    "DICOM_PREAMBLE_BYTES",
+    "DICOM_PREFIX",
     "EXPLICIT_VR_BIG_ENDIAN",
     "EXPLICIT_VR_LITTLE_ENDIAN",
     "IMPLICIT_VR_LITTLE_ENDIAN",
     "NATIVE_TRANSFER_SYNTAXES",
     "has_dicom_prefix",
+    "is_native_dicom",
     "quiet_pydicom",
     "read_native_dicom",
 ]
+
+#: Bytes of the preamble before the prefix (PS3.10 7.1).
+DICOM_PREAMBLE_BYTES = 128
+#: The four bytes after the preamble.
+DICOM_PREFIX = b"DICM"
 
 IMPLICIT_VR_LITTLE_ENDIAN = "1.2.840.10008.1.2"
 EXPLICIT_VR_LITTLE_ENDIAN = "1.2.840.10008.1.2.1"
@@ -66,7 +77,62 @@ NATIVE_TRANSFER_SYNTAXES = frozenset(
 
 def has_dicom_prefix(asset: bytes) -> bool:
     """Whether ``asset`` carries the ``DICM`` prefix after the 128-byte preamble."""
-    return asset[128:132] == b"DICM"
+    return asset[DICOM_PREAMBLE_BYTES : DICOM_PREAMBLE_BYTES + 4] == DICOM_PREFIX
+
+
+#: Explicit-VR value representations whose length field is 4 bytes (after 2 reserved).
+_LONG_LENGTH_VRS = frozenset(
+    {b"OB", b"OD", b"OF", b"OL", b"OV", b"OW", b"SQ", b"SV", b"UC", b"UN", b"UR", b"UT", b"UV"}
+)
+_UID = frozenset(b"0123456789.")
+_META = DICOM_PREAMBLE_BYTES + 4  # where the file meta group starts
+
+
+def is_native_dicom(data: bytes) -> bool:
+    """Whether ``data`` is a DICOM file whose file meta group names a native transfer syntax.
+
+    The group (always explicit VR little endian, PS3.10) is walked by hand: it
+    must start with its (0002,0000) length, hold only group-2 elements in
+    strictly ascending order that fit inside it, and name a syntax of
+    :data:`NATIVE_TRANSFER_SYNTAXES` in (0002,0010).  Walking the few bytes
+    directly is exact, costs microseconds and gives a library nothing to log.
+    """
+    if not has_dicom_prefix(data):
+        return False
+    if data[_META : _META + 8] != b"\x02\x00\x00\x00UL\x04\x00":  # (0002,0000) UL, length 4
+        return False
+    (group_length,) = struct.unpack("<I", data[_META + 8 : _META + 12])
+    end = _META + 12 + group_length
+    if end > len(data):
+        return False
+    syntax: str | None = None
+    position = _META + 12
+    previous = 0x0000  # (0002,0000) itself
+    while position < end:
+        if position + 8 > end:
+            return False
+        group, element = struct.unpack_from("<HH", data, position)
+        vr = data[position + 4 : position + 6]
+        if group != 0x0002 or element <= previous or not (vr.isalpha() and vr.isupper()):
+            return False
+        previous = element
+        if vr in _LONG_LENGTH_VRS:
+            if position + 12 > end or data[position + 6 : position + 8] != b"\x00\x00":
+                return False
+            (length,) = struct.unpack_from("<I", data, position + 8)
+            start = position + 12
+        else:
+            (length,) = struct.unpack_from("<H", data, position + 6)
+            start = position + 8
+        if start + length > end:
+            return False
+        if element == 0x0010:
+            value = data[start : start + length].rstrip(b"\x00 ")
+            if vr != b"UI" or not value or not set(value) <= _UID:
+                return False
+            syntax = value.decode("ascii")
+        position = start + length
+    return syntax in NATIVE_TRANSFER_SYNTAXES
 
 
 _SILENCER = LibraryLogSilencer("pydicom")
