@@ -105,10 +105,6 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset(
         # Owner: acyclic. assess <-> public_report.
         ("cycle", f"{_MM}.assess", f"{_MM}.public_report"),
         ("cycle", f"{_MM}.public_report", f"{_MM}.assess"),
-        # Owner: carriers. media.py reads the transfer syntaxes from the
-        # components' private DICOM module (their home becomes carriers/dicom).
-        ("cross-engine-private", f"{_MM}.media", "pytest_openmed.components._dicom"),
-        ("room-direction", f"{_MM}.media", "pytest_openmed.components._dicom"),
         # Owner: unassigned (found by arch; the coordinator assigns it). The
         # pack control builds its verdict with multimodal's private gate adapter.
         (

@@ -20,11 +20,6 @@ NEEDED = {
     # Re-exports the component errors from errors.py to the component modules;
     # mypy --strict (no implicit re-export) needs the explicit list.
     "components/_base.py": "mypy",
-    # Owner: carriers. These move to carriers/ (public modules that keep their
-    # __all__); the entries go when the files do (see the last test).
-    "components/_png.py": "moving",
-    "components/_dicom.py": "moving",
-    "components/_waveform.py": "moving",
 }
 
 

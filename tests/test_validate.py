@@ -123,10 +123,6 @@ def test_refuse_constant_refuses_what_json_does_not_have(text: str) -> None:
         json.loads(text, parse_constant=v.refuse_constant_hook("mine"))
 
 
-#: Files whose copies move with the carriers change (``pytest_openmed/carriers/``).
-_CARRIER_FILES = {"components/_waveform.py", "multimodal/media.py"}
-
-
 def _sources() -> dict[str, str]:
     return {
         path.relative_to(PACKAGE).as_posix(): path.read_text(encoding="utf-8")
@@ -144,9 +140,8 @@ def test_no_module_restates_a_rule_of_the_one_home() -> None:
             for node in ast.walk(tree)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         }
-        if name not in _CARRIER_FILES:
-            assert not {"_refuse_constant", "_reject_constant", "_unique_object"} & defined, name
-            assert "len(pairs)" not in text, name
+        assert not {"_refuse_constant", "_reject_constant", "_unique_object"} & defined, name
+        assert "len(pairs)" not in text, name
         assert "len(result) == limit" not in text, name
         # claims keys share the int64 range (another fact); the seed message quotes the bound
         assert "2**63 - 1" not in text or name in {"claims/records.py", "claims/messages.py"}, name

@@ -54,9 +54,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT
+from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT, read_waveform
 from pytest_openmed.components import ecg_intervals, ecg_quality
-from pytest_openmed.components._waveform import read_waveform
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ecg"

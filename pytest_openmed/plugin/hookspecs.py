@@ -48,9 +48,11 @@ def pytest_openmed_gate_result(
 
         FAILED_GATES = []
 
+
         def pytest_openmed_gate_result(config, item, result):
             if result.status.value != "passed":
                 FAILED_GATES.append(f"{item.nodeid}: {result.status.value} ({result.reason})")
+
 
         def pytest_terminal_summary(terminalreporter):
             for line in FAILED_GATES:
