@@ -31,7 +31,7 @@ from pytest_openmed.multimodal.jsonvalue import FrozenJson, freeze_object
 from pytest_openmed.multimodal.media import MediaType, sniff_media_type
 from pytest_openmed.multimodal.suppression import is_small_cell
 
-from .builders import (
+from ._helpers import (
     GOOD,
     KEY,
     Scores,

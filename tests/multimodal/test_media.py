@@ -15,7 +15,7 @@ from pydicom.uid import UID
 from pytest_openmed.multimodal.errors import MediaTypeRefused
 from pytest_openmed.multimodal.media import MediaType, sniff_media_type
 
-from .builders import dicom_bytes, png_bytes, tiff_bytes, waveform_bytes, waveform_document
+from ._helpers import dicom_bytes, png_bytes, tiff_bytes, waveform_bytes, waveform_document
 
 
 def test_png_is_recognised_by_content() -> None:

@@ -37,7 +37,7 @@ from pytest_openmed.multimodal.errors import (
     WrongKey,
 )
 
-from .builders import (
+from ._helpers import (
     KEY,
     OTHER_KEY,
     Scores,

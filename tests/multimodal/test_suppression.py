@@ -12,7 +12,7 @@ from pytest_openmed.multimodal import CaseSlice, assess_validation
 from pytest_openmed.multimodal.suppression import block_suppressed, is_small_cell
 from pytest_openmed.multimodal.vocabulary import METRICS
 
-from .builders import KEY, Scores, make_pack, reviews
+from ._helpers import KEY, Scores, make_pack, reviews
 
 A = "cand-a"
 N, ADV, AMB = CaseSlice.NOMINAL, CaseSlice.ADVERSE_ACQUISITION, CaseSlice.AMBIGUITY_CONFLICT
