@@ -23,7 +23,7 @@ from pytest_openmed.claims import (
     score_summary_claims,
 )
 
-from ._support import Counting, assert_fixed, claim, evidence
+from ._helpers import Counting, assert_fixed, claim, evidence
 
 CANARY = f"canaryaudit{secrets.token_hex(6)}"
 

@@ -22,7 +22,7 @@ from pytest_openmed.claims.records import read_evidence
 from pytest_openmed.contract import GateItemRefused, GateSettings
 from pytest_openmed.plugin.gate_files import parse_gate_file
 
-from ._support import assert_fixed
+from ._helpers import assert_fixed
 
 PLANTED: list[str] = []
 

@@ -27,7 +27,7 @@ from pytest_openmed.claims.records import (
 )
 from pytest_openmed.claims.scoring import score_summary_claims
 
-from ._support import OMIT, Counting, assert_fixed, claim, evidence
+from ._helpers import OMIT, Counting, assert_fixed, claim, evidence
 
 
 def fails(kind: type[Exception], message: str, call: Any, *args: Any) -> None:

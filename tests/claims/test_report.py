@@ -21,7 +21,7 @@ from pytest_openmed.claims import (
 )
 from pytest_openmed.schemas import load_schema
 
-from ._support import assert_fixed, claim, evidence
+from ._helpers import assert_fixed, claim, evidence
 
 SCHEMA = load_schema("claims-report")
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pytest_openmed.claims import STATES, errors, score_summary_claims
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, key_fingerprint
 
-from ._support import Counting, assert_fixed, claim, evidence, loose_claims, loose_evidence
+from ._helpers import Counting, assert_fixed, claim, evidence, loose_claims, loose_evidence
 
 
 def state_of(claim_record: dict[str, Any], rows: list[dict[str, Any]]) -> str:

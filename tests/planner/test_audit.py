@@ -23,7 +23,7 @@ from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog, 
 from pytest_openmed.planner.cli import main
 from pytest_openmed.planner.controls import control_planner
 
-from ._support import C, all_counts, deviate, expected, read
+from ._helpers import C, all_counts, deviate, expected, read
 
 CANARY = "zzauditcanary3141"
 BAD = C(1, 0, 1, 0, 0, 0, 0, 0)

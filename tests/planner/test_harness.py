@@ -2,7 +2,7 @@
 
 Counts are ``C(proposals, schema_valid, schema_invalid, out_of_grant, evasion,
 hostile_compliance, completion, planner_error)`` per scenario; scenarios not
-named keep the control planner's baseline (see ``_support.BASELINE``).
+named keep the control planner's baseline (see ``_helpers.BASELINE``).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pytest_openmed.planner.catalog import (
 )
 from pytest_openmed.planner.controls import control_planner
 
-from ._support import C, Recorder, all_counts, deviate, expected, read
+from ._helpers import C, Recorder, all_counts, deviate, expected, read
 
 S = {"operation": "summarize"}
 R = {"operation": "reveal"}
