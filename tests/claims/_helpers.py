@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+import secrets
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, NoReturn
 
 from hypothesis import strategies as st
 
+from pytest_openmed.claims import (
+    BootstrapInterval,
+    ClaimClassMetrics,
+    UnsupportedClaimsReport,
+    score_summary_claims,
+)
 from pytest_openmed.claims.errors import MESSAGES
 
 #: Pass as a field value to leave the field out of a built record.
@@ -116,3 +123,128 @@ loose_claims = st.lists(
 loose_evidence = st.lists(
     st.dictionaries(field_names_evidence, field_values, max_size=8) | json_values, max_size=5
 )
+
+
+# --- caller code that raises ------------------------------------------------------------------
+
+#: Planted in every exception that caller code raises: it must never surface.
+CALLER_CANARY = f"canarycaller{secrets.token_hex(6)}"
+
+
+def _raise(kind: type[Exception]) -> NoReturn:
+    raise kind(CALLER_CANARY)
+
+
+class RaisingProperty:
+    """A typed record one of whose fields raises when read."""
+
+    def __init__(self, fields: dict[str, Any], raising: str, kind: type[Exception]) -> None:
+        self._fields, self._raising, self._kind = fields, raising, kind
+
+    def __getattr__(self, name: str) -> Any:
+        if name == self._raising:
+            _raise(self._kind)
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class RaisingMapping(Mapping[str, Any]):
+    def __init__(self, fields: dict[str, Any], kind: type[Exception]) -> None:
+        self._fields, self._kind = fields, kind
+
+    def __getitem__(self, name: str) -> Any:
+        _raise(self._kind)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+
+class RaisingClass:
+    """An object whose ``__class__`` raises, so even ``isinstance`` on it fails."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        _raise(RuntimeError)
+
+
+def raising_iterator(items: list[Any], kind: type[Exception]) -> Iterator[Any]:
+    yield from items
+    _raise(kind)
+
+
+class RaisingIterable:
+    def __iter__(self) -> Iterator[Any]:
+        _raise(RuntimeError)
+
+
+class RaisingIndex:
+    def __index__(self) -> int:
+        _raise(ValueError)
+
+
+class RaisingFloat(float):
+    def __float__(self) -> float:
+        _raise(RuntimeError)
+
+
+class RaisingInt(int):
+    def __float__(self) -> float:
+        _raise(RuntimeError)
+
+
+# --- report records that skip validation ------------------------------------------------------
+
+
+class UncheckedInterval(BootstrapInterval):
+    """A subclass that skips validation: typed input the report must not trust."""
+
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        pass
+
+
+class UncheckedMetrics(ClaimClassMetrics):
+    __slots__ = ()
+
+    def __post_init__(self) -> None:
+        pass
+
+
+def unchecked_interval(**changes: Any) -> BootstrapInterval:
+    fields: dict[str, Any] = {
+        "lower": 0.0,
+        "upper": 1.0,
+        "point": 0.5,
+        "n_resamples": 10,
+        "alpha": 0.05,
+        "degenerate": False,
+    }
+    return UncheckedInterval(**{**fields, **changes})
+
+
+def unchecked_metrics(interval: BootstrapInterval, **changes: Any) -> ClaimClassMetrics:
+    fields: dict[str, Any] = {
+        "claim_count": 2,
+        "counts": {"supported": 1, "contradicted": 0, "unresolved": 1, "uncited": 0},
+        "unsupported_count": 1,
+        "unsupported_rate": 0.5,
+        "interval": interval,
+    }
+    return UncheckedMetrics(**{**fields, **changes})
+
+
+def report_of(metrics: ClaimClassMetrics) -> UnsupportedClaimsReport:
+    digest = score_summary_claims([], []).evidence_digest
+    return UnsupportedClaimsReport(
+        overall=metrics,
+        by_claim_class={"lab": metrics},
+        evidence_digest=digest,
+        evidence_count=0,
+        seed=0,
+    )
