@@ -271,9 +271,6 @@ def test_an_iterator_that_raises_is_reported_as_such() -> None:
     assert str(caught.value) == errors.RECORD_UNREADABLE
 
 
-
-
-
 @pytest.mark.parametrize(
     "build",
     [
@@ -299,5 +296,3 @@ def test_numbers_whose_conversion_raises_end_in_a_fixed_message(
         build()
     assert_fixed(caught.value)
     assert CALLER_CANARY not in "".join(traceback.format_exception(caught.value))
-
-

@@ -387,5 +387,3 @@ def test_valid_nested_subclass_records_are_stored_as_checked_immutable_values() 
         with pytest.raises(TypeError):
             metrics.counts["supported"] = 99  # type: ignore[index]
     assert UnsupportedClaimsReport.from_json(report.to_json()) == report
-
-

@@ -425,5 +425,3 @@ def test_a_claims_list_that_grows_while_read_is_scored_as_given() -> None:
     claims.extend(Growing(index) for index in range(3))
     report = score_summary_claims(claims, [], n_resamples=5)
     assert report.overall.claim_count == 3
-
-
