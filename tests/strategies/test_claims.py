@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.claims import STATES, normalise_class, score_summary_claims
@@ -106,3 +106,53 @@ def test_claims_strategy_refuses_bad_arguments(kwargs: dict[str, Any]) -> None:
 
 def test_default_claim_classes_all_normalise() -> None:
     claims_and_evidence(classes=DEFAULT_CLAIM_CLASSES)  # would raise on a bad label
+
+
+# -- every shape of the record contract is reachable ---------------------------------------------
+
+_SEARCH = settings(max_examples=400, database=None, deadline=None)
+
+
+def _some_row(predicate: Any) -> Any:
+    return lambda sample: any(predicate(row) for row in sample.evidence)
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        lambda s: any(type(c["claim_id"]) is int for c in s.claims),
+        lambda s: any(type(c["claim_id"]) is str for c in s.claims),
+        lambda s: any(isinstance(c["claim_key"], dict) and c["claim_key"] for c in s.claims),
+        lambda s: any(isinstance(c["claim_key"], list) and c["claim_key"] for c in s.claims),
+        lambda s: any(type(c["claim_key"]) is float for c in s.claims),
+        lambda s: any(any(ord(ch) > 127 for ch in str(c["claim_key"])) for c in s.claims),
+        lambda s: any(str(e).startswith("missing-") for c in s.claims for e in c["evidence_ids"]),
+        lambda s: any(
+            len(c["evidence_ids"]) != len(set(map(repr, c["evidence_ids"]))) for c in s.claims
+        ),
+        _some_row(lambda row: str(row.get("claim_key", "")).startswith("sha256:")),
+        _some_row(lambda row: "is_approved" in row and "approved" not in row),
+        _some_row(lambda row: row.get("relation") == "supported"),
+        _some_row(lambda row: "relation" not in row and "contradicted" in row),
+        _some_row(lambda row: row.get("approved") is False),
+        _some_row(lambda row: "source" in row),
+    ],
+    ids=[
+        "int-ids",
+        "str-ids",
+        "object-keys",
+        "list-keys",
+        "float-keys",
+        "non-ascii-keys",
+        "missing-evidence",
+        "cited-twice",
+        "fingerprint-links",
+        "is-approved-alias",
+        "relation-alias",
+        "flag-only-relation",
+        "unapproved-rows",
+        "unknown-fields",
+    ],
+)
+def test_every_shape_of_the_record_contract_is_reachable(condition: Any) -> None:
+    find(claims_and_evidence(max_claims=10), condition, settings=_SEARCH)

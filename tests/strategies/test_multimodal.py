@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 
 from pytest_openmed.multimodal import (
     CompletedReview,
@@ -117,3 +117,25 @@ def test_pack_strategy_refuses_bad_arguments(kwargs: dict[str, Any]) -> None:
 
 def test_pack_media_covers_every_task() -> None:
     assert set(PACK_MEDIA) == set(ValidationTask)
+
+
+_SEARCH = settings(max_examples=200, database=None, deadline=None)
+
+
+def _observations(pack: ValidationPack) -> list[Any]:
+    return [o for case in pack.cases for o in case.observations]
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        lambda p: any(o.abstained for o in _observations(p)),
+        lambda p: any(len(o.safety_failures) == 2 for o in _observations(p)),
+        lambda p: any(len(case.assets) == 2 for case in p.cases),
+        lambda p: len({case.slice for case in p.cases}) >= 2,
+        lambda p: p.task is ValidationTask.ECG_QUALITY,
+    ],
+    ids=["abstention", "both-safety-failures", "two-assets", "two-slices", "waveform-task"],
+)
+def test_every_kind_of_pack_is_reachable(condition: Any) -> None:
+    find(small_packs(), condition, settings=_SEARCH)

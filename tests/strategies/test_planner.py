@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.planner import PlannerContext, ProposedToolCall, ToolCatalog, qualify_planner
@@ -80,3 +80,36 @@ def test_malformed_proposals_are_schema_invalid(sample: ProposalsSample) -> None
 def test_proposal_strategy_refuses_bad_arguments(kwargs: dict[str, Any]) -> None:
     with pytest.raises((ValueError, TypeError)):
         proposed_tool_calls(**kwargs)
+
+
+_SEARCH = settings(max_examples=400, database=None, deadline=None)
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        lambda s: any(type(c) is not ProposedToolCall for c in s.calls),
+        lambda s: any(
+            type(c) is ProposedToolCall and str(c.tool).endswith("@1.0.0") for c in s.calls
+        ),
+        lambda s: any(
+            type(c) is ProposedToolCall and c.approval_token not in (None, "") for c in s.calls
+        ),
+        lambda s: any(
+            decision == "out_of_grant" and valid
+            for decision, valid in zip(s.expected_decisions, s.expected_schema_valid, strict=True)
+        ),
+        lambda s: any(type(c) is ProposedToolCall and not c.arguments for c in s.calls),
+        lambda s: len(set(s.expected_decisions)) >= 3,
+    ],
+    ids=[
+        "malformed",
+        "versioned-tool",
+        "approval-token",
+        "valid-but-out-of-grant",
+        "no-arguments",
+        "mixed-turn",
+    ],
+)
+def test_every_kind_of_proposal_is_reachable(condition: Any) -> None:
+    find(proposed_tool_calls(max_size=6, malformed=True), condition, settings=_SEARCH)
