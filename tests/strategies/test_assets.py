@@ -37,7 +37,8 @@ def test_tiff_decodes_to_its_pixels_with_tifffile(
     with tifffile.TiffFile(io.BytesIO(data)) as tiff:
         assert tiff.is_bigtiff is bigtiff
         assert tiff.byteorder == byteorder
-        assert tiff.pages[0].is_tiled is (tile is not None)
+        page = tiff.pages.first
+        assert page.is_tiled is (tile is not None)
         decoded = tiff.asarray()
     assert decoded.dtype == np.uint8 and decoded.tobytes() == PIXELS
     assert SourceAsset(data).media_type is MediaType.TIFF
