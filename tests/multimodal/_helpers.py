@@ -7,7 +7,6 @@ Real carriers, tiny sizes, all written by the one asset builder,
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -82,13 +81,16 @@ def dicom_bytes(
     )
 
 
+def _waveform_samples(seed: int, leads: int) -> list[list[float]]:
+    return [[((seed + i + j) % 7) / 10 for j in range(8)] for i in range(leads)]
+
+
 def waveform_document(seed: int, leads: Sequence[str] = ("I", "II")) -> dict[str, Any]:
-    samples = [[((seed + i + j) % 7) / 10 for j in range(8)] for i in range(len(leads))]
-    return assets.waveform_document(samples, leads)
+    return assets.waveform_document(_waveform_samples(seed, len(leads)), leads)
 
 
-def waveform_bytes(seed: int) -> bytes:
-    return json.dumps(waveform_document(seed)).encode("utf-8")
+def waveform_bytes(seed: int, leads: Sequence[str] = ("I", "II")) -> bytes:
+    return assets.waveform(_waveform_samples(seed, len(leads)), leads)
 
 
 # --- packs -----------------------------------------------------------------------------------------
