@@ -14,7 +14,7 @@ from pytest_openmed.claims import (
     UnsupportedClaimsReport,
     score_summary_claims,
 )
-from pytest_openmed.claims.errors import MESSAGES
+from pytest_openmed.claims.messages import MESSAGES
 
 #: Pass as a field value to leave the field out of a built record.
 _OMIT = object()

@@ -20,7 +20,7 @@ import pytest
 from pytest_openmed.claims import (
     BootstrapInterval,
     UnsupportedClaimsReport,
-    errors,
+    messages,
     score_summary_claims,
 )
 from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
@@ -265,10 +265,10 @@ def test_caller_code_that_raises_ends_in_a_fixed_message_without_its_text(index:
 def test_an_iterator_that_raises_is_reported_as_such() -> None:
     with pytest.raises(TypeError) as caught:
         score_summary_claims(raising_iterator([], RuntimeError), [])
-    assert str(caught.value) == errors.ITERATION_FAILED
+    assert str(caught.value) == messages.ITERATION_FAILED
     with pytest.raises(TypeError) as caught:
         score_summary_claims([RaisingProperty(claim(), "claim_key", RuntimeError)], [])
-    assert str(caught.value) == errors.RECORD_UNREADABLE
+    assert str(caught.value) == messages.RECORD_UNREADABLE
 
 
 @pytest.mark.parametrize(
