@@ -28,15 +28,13 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
-import json
 import random
 import time
 from collections.abc import Callable
 from typing import Any
 
 from pytest_openmed._canonical import digest_json
-from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT, is_waveform_json
+from pytest_openmed.carriers.waveform import STANDARD_LEADS, is_waveform_json
 from pytest_openmed.multimodal import (
     CandidateLineage,
     CaseSlice,
@@ -55,6 +53,7 @@ from pytest_openmed.multimodal import (
 )
 from pytest_openmed.multimodal.limits import MAX_PACK_BYTES
 from pytest_openmed.multimodal.vocabulary import ALIASES
+from pytest_openmed.strategies import assets
 
 UNITS = 256
 SIDE = 504  # 504 × 504 8-bit pixels ≈ 248 KiB of pixel data per asset
@@ -66,61 +65,22 @@ def _pixels(rng: random.Random) -> bytes:
 
 
 def _png(rng: random.Random) -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.frombytes("L", (SIDE, SIDE), _pixels(rng)).save(buffer, format="PNG", compress_level=0)
-    return buffer.getvalue()
+    return assets.png(_pixels(rng), SIDE, level=0)
 
 
 def _tiff(rng: random.Random) -> bytes:
-    import numpy as np
-    import tifffile
-
-    data = np.frombuffer(_pixels(rng), dtype=np.uint8).reshape(SIDE, SIDE)
-    buffer = io.BytesIO()
-    tifffile.imwrite(buffer, data, tile=(256, 256) if rng.random() < 0.5 else None)
-    return buffer.getvalue()
+    return assets.tiff(_pixels(rng), SIDE, tile=256 if rng.random() < 0.5 else None)
 
 
 def _dicom(rng: random.Random) -> bytes:
-    from pydicom.dataset import Dataset, FileMetaDataset
-    from pydicom.uid import UID, ExplicitVRLittleEndian, SecondaryCaptureImageStorage
-
-    meta = FileMetaDataset()
-    meta.MediaStorageSOPClassUID = SecondaryCaptureImageStorage
-    meta.MediaStorageSOPInstanceUID = UID(f"1.2.826.0.1.3680043.10.2.{rng.randrange(10**12)}")
-    meta.TransferSyntaxUID = ExplicitVRLittleEndian
-    ds = Dataset()
-    ds.file_meta = meta
-    ds.SOPClassUID = meta.MediaStorageSOPClassUID
-    ds.SOPInstanceUID = meta.MediaStorageSOPInstanceUID
-    ds.Rows = ds.Columns = SIDE
-    ds.SamplesPerPixel = 1
-    ds.PhotometricInterpretation = "MONOCHROME2"
-    ds.BitsAllocated = ds.BitsStored = 8
-    ds.HighBit = 7
-    ds.PixelRepresentation = 0
-    ds.PixelData = _pixels(rng)
-    buffer = io.BytesIO()
-    ds.save_as(buffer, enforce_file_format=True)
-    return buffer.getvalue()
+    return assets.dicom(_pixels(rng), rng.randrange(10**12), SIDE)
 
 
 def _waveform(rng: random.Random) -> bytes:
     """A 12-lead, 500 Hz JSON waveform of about the same size as the images."""
     samples = 2_750
-    leads = [
-        {"name": name, "samples": [round(rng.gauss(0, 0.3), 3) for _ in range(samples)]}
-        for name in STANDARD_LEADS
-    ]
-    document = {
-        "format": WAVEFORM_FORMAT,
-        "sampling_rate_hz": 500,
-        "units": "mV",
-        "leads": leads,
-    }
-    return json.dumps(document).encode()
+    leads = [[round(rng.gauss(0, 0.3), 3) for _ in range(samples)] for _ in STANDARD_LEADS]
+    return assets.waveform(leads, STANDARD_LEADS)
 
 
 def generate_assets(waveform_share: float, seed: int = 7) -> list[bytes]:

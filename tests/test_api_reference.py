@@ -22,12 +22,12 @@ DOCUMENTED = re.findall(r"^::: ([\w.]+)$", API_PAGE.read_text(encoding="utf-8"),
 
 
 def public_packages() -> list[str]:
-    """``pytest_openmed``, its public subpackages that export names, and the strategies.
+    """``pytest_openmed`` and its public subpackages that export names.
 
     ``pytest_openmed.plugin`` is pytest's entry point: the names it exports are
     fixtures, documented on the fixtures page, not an importable API.
     """
-    found = ["pytest_openmed", "pytest_openmed.strategies"]
+    found = ["pytest_openmed"]
     for init in sorted((ROOT / "pytest_openmed").glob("*/__init__.py")):
         name = init.parent.name
         if name == "plugin":

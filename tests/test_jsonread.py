@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed import _jsonread
@@ -111,29 +111,27 @@ _records = st.lists(
 )
 
 
-@settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=120, deadline=None)
 @given(records=_records, chunk=st.integers(min_value=1, max_value=9), lines=st.booleans())
 def test_records_split_across_chunks_read_like_json_loads(
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
     records: list[dict[str, Any]],
     chunk: int,
     lines: bool,
 ) -> None:
-    monkeypatch.setattr(_jsonread, "_CHUNK", chunk)
-    path = tmp_path / "r"
+    path = tmp_path_factory.mktemp("chunks") / "r"
     if lines:
         path.write_text(
             "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
         )
     else:
         path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
-    if lines and not records:
-        assert refusal(path, 100).reason is Refusal.EMPTY
-    else:
-        assert read(path, 100) == records
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(_jsonread, "_CHUNK", chunk)
+        if lines and not records:
+            assert refusal(path, 100).reason is Refusal.EMPTY
+        else:
+            assert read(path, 100) == records
 
 
 def test_value_bound_never_undercounts() -> None:

@@ -11,18 +11,40 @@ import json
 import secrets
 import traceback
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_openmed.claims import UnsupportedClaimsReport, score_summary_claims
+from pytest_openmed.claims import (
+    BootstrapInterval,
+    UnsupportedClaimsReport,
+    messages,
+    score_summary_claims,
+)
 from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
 from pytest_openmed.claims.records import read_evidence
 from pytest_openmed.contract import GateItemRefused, GateSettings
 from pytest_openmed.plugin.gate_files import parse_gate_file
 
-from ._support import assert_fixed
+from ._helpers import (
+    CALLER_CANARY,
+    RaisingClass,
+    RaisingFloat,
+    RaisingIndex,
+    RaisingInt,
+    RaisingIterable,
+    RaisingMapping,
+    RaisingProperty,
+    assert_fixed,
+    claim,
+    evidence,
+    raising_iterator,
+    report_of,
+    unchecked_interval,
+    unchecked_metrics,
+)
 
 PLANTED: list[str] = []
 
@@ -191,3 +213,86 @@ def test_gate_verdicts_and_file_errors_carry_no_planted_value(tmp_path: Path) ->
             repr(caught.value),
             "".join(traceback.format_exception(caught.value)),
         )
+
+
+# --- caller code that raises: its exception text never surfaces --------------------------------
+
+
+KINDS = [RuntimeError, ValueError, TypeError, KeyError, AttributeError]
+
+
+def cases() -> list[Callable[[], object]]:
+    good_claim, good_row = claim("c", ["e"]), evidence("e")
+    out: list[Callable[[], object]] = []
+    for kind in KINDS:
+        # From a property, AttributeError means "no such field", as getattr has it.
+        if kind is not AttributeError:
+            for field in ("claim_id", "claim_class", "claim_key", "evidence_ids"):
+                record = RaisingProperty(good_claim, field, kind)
+                out.append(partial(score_summary_claims, [record], [good_row]))
+            for field in ("evidence_id", "approved", "relation", "supports", "claim_key"):
+                row = RaisingProperty(good_row, field, kind)
+                out.append(partial(score_summary_claims, [good_claim], [row]))
+        cited = {**good_claim, "evidence_ids": raising_iterator(["e"], kind)}
+        out += [
+            partial(score_summary_claims, [RaisingMapping(good_claim, kind)], []),
+            partial(score_summary_claims, [], [RaisingMapping(good_row, kind)]),
+            partial(score_summary_claims, raising_iterator([good_claim], kind), []),
+            partial(score_summary_claims, [], raising_iterator([good_row], kind)),
+            partial(score_summary_claims, [cited], [good_row]),
+        ]
+    out += [
+        partial(score_summary_claims, [RaisingClass()], []),
+        partial(score_summary_claims, [], [RaisingClass()]),
+        partial(score_summary_claims, RaisingIterable(), []),
+        partial(score_summary_claims, [], RaisingIterable()),
+        partial(score_summary_claims, [{**good_claim, "evidence_ids": RaisingIterable()}], []),
+    ]
+    return out
+
+
+@pytest.mark.parametrize("index", range(len(cases())))
+def test_caller_code_that_raises_ends_in_a_fixed_message_without_its_text(index: int) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        cases()[index]()
+    assert_fixed(caught.value)
+    shown = (
+        str(caught.value) + repr(caught.value) + "".join(traceback.format_exception(caught.value))
+    )
+    assert CALLER_CANARY not in shown
+
+
+def test_an_iterator_that_raises_is_reported_as_such() -> None:
+    with pytest.raises(TypeError) as caught:
+        score_summary_claims(raising_iterator([], RuntimeError), [])
+    assert str(caught.value) == messages.ITERATION_FAILED
+    with pytest.raises(TypeError) as caught:
+        score_summary_claims([RaisingProperty(claim(), "claim_key", RuntimeError)], [])
+    assert str(caught.value) == messages.RECORD_UNREADABLE
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        partial(score_summary_claims, [], [], n_resamples=RaisingIndex()),  # type: ignore[arg-type]
+        partial(score_summary_claims, [], [], seed=RaisingIndex()),  # type: ignore[arg-type]
+        partial(score_summary_claims, [], [], alpha=RaisingFloat(0.05)),
+        partial(score_summary_claims, [], [], alpha=RaisingInt(0)),
+        lambda: report_of(unchecked_metrics(unchecked_interval(lower=RaisingFloat(0.0)))),
+        lambda: BootstrapInterval(
+            lower=RaisingFloat(0.0),
+            upper=1.0,
+            point=0.5,
+            n_resamples=10,
+            alpha=0.05,
+            degenerate=False,
+        ),
+    ],
+)
+def test_numbers_whose_conversion_raises_end_in_a_fixed_message(
+    build: Callable[[], object],
+) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        build()
+    assert_fixed(caught.value)
+    assert CALLER_CANARY not in "".join(traceback.format_exception(caught.value))

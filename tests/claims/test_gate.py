@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.claims import _gate as gate
@@ -18,7 +18,7 @@ from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE
 from pytest_openmed.contract import GateItemRefused, GateResult, GateSettings, GateSpec, GateStatus
 from pytest_openmed.plugin.gate_files import parse_gate_file
 
-from ._support import assert_fixed, claim, evidence
+from ._helpers import assert_fixed, claim, evidence
 
 EXPECTED_METRICS = {
     "claim_count",
@@ -149,12 +149,12 @@ def test_only_the_engine_limits_are_accepted(tmp_path: Path) -> None:
     assert str(caught.value) == messages.GATE_OPTIONS
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
-def test_arbitrary_bytes_fail_only_with_fixed_messages(tmp_path: Path, data: bytes) -> None:
-    path = write(tmp_path / "fuzz.json", data)
+@settings(max_examples=150, deadline=None)
+@given(data=st.binary(max_size=64) | st.text(max_size=64).map(str.encode))
+def test_arbitrary_bytes_fail_only_with_fixed_messages(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    path = write(tmp_path_factory.mktemp("fuzz") / "fuzz.json", data)
     try:
         records = load_records(path)
     except (ValueError, OSError) as error:

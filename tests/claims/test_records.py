@@ -7,6 +7,7 @@ import hashlib
 import itertools
 import types
 from collections import namedtuple
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,7 +28,7 @@ from pytest_openmed.claims.records import (
 )
 from pytest_openmed.claims.scoring import score_summary_claims
 
-from ._support import OMIT, Counting, assert_fixed, claim, evidence
+from ._helpers import OMIT, Counting, assert_fixed, claim, evidence
 
 
 def fails(kind: type[Exception], message: str, call: Any, *args: Any) -> None:
@@ -499,3 +500,35 @@ def test_claim_fast_path_agrees_with_the_full_check(record: dict[str, Any]) -> N
             return (type(error), str(error))
 
     assert outcome(record) == outcome(types.MappingProxyType(record))
+
+
+# --- claim keys changed after their check -----------------------------------------------------
+
+
+def test_a_claim_key_changed_by_caller_code_after_its_check_is_not_read_again() -> None:
+    """The seed: the evaluator fingerprints a claim key immediately.  A citation
+    iterator that then changes the key cannot smuggle unchecked values in."""
+    key: list[Any] = ["a"]
+
+    def citations() -> Iterator[str]:
+        key.append(b"not json")
+        yield "e"
+
+    rows = [evidence("e", claim_key=["a"])]
+    report = score_summary_claims([claim("c", citations(), claim_key=key)], rows)
+    assert report.overall.counts["supported"] == 1
+
+
+def test_a_link_key_changed_by_caller_code_after_its_check_is_not_read_again() -> None:
+    link: list[Any] = ["a"]
+
+    class Changing:
+        claim_id, claim_class, evidence_ids = "c", "lab", ("e",)
+
+        @property
+        def claim_key(self) -> list[str]:
+            link.append(float("nan"))
+            return ["a"]
+
+    report = score_summary_claims([Changing()], [evidence("e", claim_key=link)])
+    assert report.overall.counts["supported"] == 1

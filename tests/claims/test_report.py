@@ -21,7 +21,14 @@ from pytest_openmed.claims import (
 )
 from pytest_openmed.schemas import load_schema
 
-from ._support import assert_fixed, claim, evidence
+from ._helpers import (
+    assert_fixed,
+    claim,
+    evidence,
+    report_of,
+    unchecked_interval,
+    unchecked_metrics,
+)
 
 SCHEMA = load_schema("claims-report")
 
@@ -341,3 +348,42 @@ def test_a_309_digit_integer_is_a_value_error_not_an_overflow(
     change: Callable[[dict[str, Any]], object],
 ) -> None:
     refused(tampered(change), messages.REPORT_NUMBER)
+
+
+# --- nested records that skipped validation ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: report_of(unchecked_metrics(unchecked_interval(lower=-3.0, upper=7.0))),
+        lambda: report_of(unchecked_metrics(unchecked_interval(alpha=5.0))),
+        lambda: report_of(unchecked_metrics(unchecked_interval(degenerate="no"))),
+        lambda: report_of(unchecked_metrics(unchecked_interval(), claim_count=-2)),
+        lambda: report_of(unchecked_metrics(unchecked_interval(), unsupported_rate=0.75)),
+        lambda: report_of(unchecked_metrics(unchecked_interval(), counts={"supported": 1})),
+        lambda: ClaimClassMetrics(
+            claim_count=2,
+            counts={"supported": 1, "contradicted": 0, "unresolved": 1, "uncited": 0},
+            unsupported_count=1,
+            unsupported_rate=0.5,
+            interval=unchecked_interval(lower=-3.0),
+        ),
+    ],
+)
+def test_nested_records_that_skipped_validation_are_revalidated(
+    build: Callable[[], object],
+) -> None:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        build()
+    assert_fixed(caught.value)
+
+
+def test_valid_nested_subclass_records_are_stored_as_checked_immutable_values() -> None:
+    report = report_of(unchecked_metrics(unchecked_interval()))
+    for metrics in (report.overall, *report.by_claim_class.values()):
+        assert type(metrics) is ClaimClassMetrics
+        assert type(metrics.interval) is BootstrapInterval
+        with pytest.raises(TypeError):
+            metrics.counts["supported"] = 99  # type: ignore[index]
+    assert UnsupportedClaimsReport.from_json(report.to_json()) == report

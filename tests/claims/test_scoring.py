@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pytest_openmed.claims import STATES, messages, score_summary_claims
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, key_fingerprint
 
-from ._support import Counting, assert_fixed, claim, evidence, loose_claims, loose_evidence
+from ._helpers import Counting, assert_fixed, claim, evidence, loose_claims, loose_evidence
 
 
 def state_of(claim_record: dict[str, Any], rows: list[dict[str, Any]]) -> str:
@@ -392,3 +392,36 @@ def test_a_class_interval_does_not_depend_on_the_other_classes() -> None:
     everything = score_summary_claims(claims, rows, n_resamples=500, seed=5)
     only_lab = score_summary_claims(alone, rows, n_resamples=500, seed=5)
     assert everything.by_claim_class["lab"] == only_lab.by_claim_class["lab"]
+
+
+# --- caller collections ---------------------------------------------------------------------
+
+
+def test_a_guarded_iterator_is_still_consumed_at_most_limit_plus_one() -> None:
+    rows = Counting(evidence(f"e{index}") for index in range(300_000))
+    with pytest.raises(ValueError) as caught:
+        score_summary_claims([], rows, n_resamples=1)
+    assert str(caught.value) == messages.TOO_MANY_EVIDENCE
+    assert rows.consumed == 200_001
+
+
+def test_a_claims_list_that_grows_while_read_is_scored_as_given() -> None:
+    """The limit and draw budget are checked on the list as handed over; records a
+    property appends during scoring are not read (no way past the limits)."""
+    claims: list[Any] = []
+
+    class Growing:
+        claim_class = "lab"
+        evidence_ids = ()
+
+        def __init__(self, index: int) -> None:
+            self.claim_id = index
+
+        @property
+        def claim_key(self) -> str:
+            claims.append(Growing(len(claims)))
+            return "k"
+
+    claims.extend(Growing(index) for index in range(3))
+    report = score_summary_claims(claims, [], n_resamples=5)
+    assert report.overall.claim_count == 3

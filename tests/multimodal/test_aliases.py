@@ -14,7 +14,7 @@ from pytest_openmed.multimodal.aliases import (
 )
 from pytest_openmed.multimodal.errors import ForgedMapping, WrongKey
 
-from .builders import KEY, OTHER_KEY, d, replaced
+from ._helpers import KEY, OTHER_KEY, d, replaced
 
 CANDS = (d("first"), d("second"))
 

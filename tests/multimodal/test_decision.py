@@ -18,7 +18,7 @@ from pytest_openmed.multimodal.decision import decide
 from pytest_openmed.multimodal.resolution import UnitResolution
 from pytest_openmed.multimodal.vocabulary import CaseSlice
 
-from .builders import (
+from ._helpers import (
     KEY,
     ScoreFn,
     Scores,

@@ -18,7 +18,7 @@ from pytest_openmed.multimodal import (
 from pytest_openmed.multimodal.errors import DocumentInvalid, InvalidInput
 from pytest_openmed.multimodal.jsonvalue import FrozenJson
 
-from .builders import (
+from ._helpers import (
     KEY,
     adjudicate,
     candidate,

@@ -32,7 +32,7 @@ from pytest_openmed.multimodal.errors import (
 )
 from pytest_openmed.plugin.gate_files import parse_gate_file
 
-from .builders import (
+from ._helpers import (
     KEY,
     OTHER_KEY,
     Scores,

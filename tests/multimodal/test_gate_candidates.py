@@ -11,7 +11,7 @@ from pytest_openmed.contract import GateSettings, GateStatus
 from pytest_openmed.multimodal._gate import evaluate_gate
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 
-from .builders import KEY, Scores, make_pack, reviews
+from ._helpers import KEY, Scores, make_pack, reviews
 
 ENV = "OPENMED_TEST_MULTIMODAL_KEY"
 OK: Scores = (True, True, True, True)

@@ -9,9 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed._canonical import canonical_json, digest_json
+from pytest_openmed._canonical import canonical_json, digest_json, sha256_digest
+from pytest_openmed.multimodal import Observation, assess_validation
 from pytest_openmed.multimodal.errors import InvalidInput, LimitExceeded
 from pytest_openmed.multimodal.jsonvalue import FrozenJson, freeze_object
+
+from ._helpers import KEY, complete, make_pack, reviewer
 
 json_values = st.recursive(
     st.none()
@@ -91,3 +94,43 @@ def test_node_limit_is_explicit() -> None:
 
 def test_repr_shows_no_content() -> None:
     assert "canary-json" not in repr(FrozenJson({"a": "canary-json"}, max_bytes=1024))
+
+
+# --- bound JSON values stay bound ------------------------------------------------------------
+
+
+def test_frozen_json_cannot_be_changed_after_its_digest_was_taken() -> None:
+    value = FrozenJson({"instructions": "rate both"}, max_bytes=1024)
+    with pytest.raises(AttributeError):
+        value._canonical = '{"instructions":"swapped"}'
+    with pytest.raises(AttributeError):
+        del value._digest
+    assert dict(value) == {"instructions": "rate both"}
+
+
+def test_changed_context_cannot_ride_on_earlier_review_evidence() -> None:
+    pack = make_pack(2)
+    evidence = [complete(pack, reviewer(0)), complete(pack, reviewer(1))]
+    context = pack.cases[0].context
+    with pytest.raises(AttributeError):
+        context._canonical = '{"instructions":"swapped"}'  # type: ignore[attr-defined]
+    assert assess_validation(pack, pack.candidates[0], evidence, key=KEY).decision == (
+        "rubric_satisfied"
+    )
+
+
+class _Forged(FrozenJson):
+    """A FrozenJson whose digest claims other content."""
+
+    @property
+    def digest(self) -> str:
+        return sha256_digest(b"someone else's output")
+
+
+def test_a_frozen_json_subclass_is_fingerprinted_again() -> None:
+    forged = _Forged({"answer": 1}, max_bytes=1024)
+    honest = FrozenJson({"answer": 1}, max_bytes=1024)
+    assert type(freeze_object(forged, max_bytes=1024)) is FrozenJson
+    output = Observation("cand-a", forged).output
+    assert isinstance(output, FrozenJson)
+    assert output.digest == honest.digest

@@ -8,7 +8,7 @@ from pytest_openmed.multimodal import CandidateLineage
 from pytest_openmed.multimodal.errors import InvalidInput
 from pytest_openmed.multimodal.lineage import LINEAGE_FIELDS
 
-from .builders import candidate, d, replaced
+from ._helpers import candidate, d, replaced
 
 NOT_DIGESTS = [
     "https://huggingface.co/org/model",

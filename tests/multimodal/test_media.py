@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import struct
+import zlib
 from typing import Literal
 
 import pytest
@@ -14,8 +16,9 @@ from pydicom.uid import UID
 
 from pytest_openmed.multimodal.errors import MediaTypeRefused
 from pytest_openmed.multimodal.media import MediaType, sniff_media_type
+from pytest_openmed.strategies import assets
 
-from .builders import dicom_bytes, png_bytes, tiff_bytes, waveform_bytes, waveform_document
+from ._helpers import dicom_bytes, png_bytes, tiff_bytes, waveform_bytes, waveform_document
 
 
 def test_png_is_recognised_by_content() -> None:
@@ -256,3 +259,150 @@ def test_the_hand_walked_file_meta_never_accepts_what_pydicom_cannot_read(
             "1.2.840.10008.1.2.1",
             "1.2.840.10008.1.2.2",
         }
+
+
+# --- PNG: a well-formed IHDR and a chunk sequence that walks to IEND --------------------------
+
+_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_chunk = assets.png_chunk
+
+
+def _ihdr(width: int = 4, height: int = 4, depth: int = 8, colour: int = 0, *rest: int) -> bytes:
+    compression, filtering, interlace = rest or (0, 0, 0)
+    body = struct.pack(">IIBBBBB", width, height, depth, colour, compression, filtering, interlace)
+    return _chunk(b"IHDR", body)
+
+
+_IDAT = _chunk(b"IDAT", zlib.compress(bytes(4 * 5)))
+_IEND = _chunk(b"IEND", b"")
+
+
+def test_handmade_minimal_png_is_accepted() -> None:
+    assert sniff_media_type(_SIGNATURE + _ihdr() + _IDAT + _IEND) is MediaType.PNG
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        _ihdr(depth=3),  # no such bit depth
+        _ihdr(depth=16, colour=3),  # palette images are at most 8 bits
+        _ihdr(colour=5),  # no such colour type
+        _ihdr(4, 4, 8, 0, 1, 0, 0),  # compression method other than 0
+        _ihdr(4, 4, 8, 0, 0, 1, 0),  # filter method other than 0
+        _ihdr(4, 4, 8, 0, 0, 0, 2),  # interlace method other than 0/1
+        _ihdr(width=2**31),  # dimensions are at most 2^31 - 1
+    ],
+    ids=["depth", "palette-depth", "colour", "compression", "filter", "interlace", "width"],
+)
+def test_png_header_with_invalid_fields_is_refused(header: bytes) -> None:
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_SIGNATURE + header + _IDAT + _IEND)
+
+
+def test_png_without_image_data_is_refused() -> None:
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_SIGNATURE + _ihdr() + _IEND)
+
+
+def test_png_signature_and_header_around_foreign_bytes_are_refused() -> None:
+    foreign = b"PK\x03\x04" + bytes(range(256)) * 4  # e.g. an archive between IHDR and IEND
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_SIGNATURE + _ihdr() + foreign + _IDAT + _IEND)
+
+
+def test_png_with_iend_before_the_end_of_its_chunks_is_refused() -> None:
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_SIGNATURE + _ihdr() + _IEND + _IDAT + _IEND)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=10_000),
+    size=st.integers(min_value=1, max_value=40),
+    mode=st.sampled_from(["1", "L", "LA", "P", "RGB", "RGBA", "I;16"]),
+)
+def test_pillow_pngs_of_every_mode_are_accepted(seed: int, size: int, mode: str) -> None:
+    import io
+
+    from PIL import Image
+
+    image = Image.new(mode, (size, size + seed % 3))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    assert sniff_media_type(buffer.getvalue()) is MediaType.PNG
+    assert sniff_media_type(png_bytes(seed)) is MediaType.PNG
+
+
+# --- JSON waveform: unambiguous content -------------------------------------------------------
+
+
+def test_waveform_with_a_duplicate_top_level_key_is_refused() -> None:
+    text = json.dumps(waveform_document(1)).encode()
+    # Python keeps the last "format", other readers the first: the content is ambiguous.
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(b'{"format": "something-else", ' + text[1:])
+
+
+def test_waveform_with_a_duplicate_key_inside_a_lead_is_refused() -> None:
+    text = json.dumps(waveform_document(1)).encode()
+    ambiguous = text.replace(b'"samples": [', b'"samples": [9, 9], "samples": [', 1)
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(ambiguous)
+
+
+def test_json_holding_dicm_at_offset_128_is_no_waveform() -> None:
+    """``waveform.v1`` admits no free text (no extra member, closed names), so no waveform
+    can carry "DICM": JSON that does is refused, not read as a waveform or as DICOM."""
+    prefix = '{"note": "'
+    document = {"note": "x" * (128 - len(prefix)) + "DICM", **waveform_document(1)}
+    data = json.dumps(document).encode()
+    assert data[128:132] == b"DICM"
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(data)
+    assert sniff_media_type(json.dumps(waveform_document(1)).encode()) is MediaType.WAVEFORM_JSON
+
+
+# --- DICOM: the file meta group holds each element once, in ascending order --------------------
+
+
+def _meta_elements(data: bytes) -> tuple[bytes, list[tuple[int, bytes]], bytes]:
+    (length,) = struct.unpack("<I", data[140:144])
+    meta, rest = data[144 : 144 + length], data[144 + length :]
+    elements: list[tuple[int, bytes]] = []
+    position = 0
+    while position < len(meta):
+        (element,) = struct.unpack_from("<H", meta, position + 2)
+        if meta[position + 4 : position + 6] in (b"OB", b"UN", b"SQ", b"UT"):
+            (size,) = struct.unpack_from("<I", meta, position + 8)
+            end = position + 12 + size
+        else:
+            (size,) = struct.unpack_from("<H", meta, position + 6)
+            end = position + 8 + size
+        elements.append((element, meta[position:end]))
+        position = end
+    return data[:140], elements, rest
+
+
+def _reassemble(head: bytes, raws: list[bytes], rest: bytes) -> bytes:
+    meta = b"".join(raws)
+    return head + struct.pack("<I", len(meta)) + meta + rest
+
+
+_DEFLATED = b"1.2.840.10008.1.2.1.99"
+_DEFLATED_ELEMENT = struct.pack("<HH2sH", 2, 0x10, b"UI", len(_DEFLATED)) + _DEFLATED
+
+
+def test_dicom_meta_naming_two_transfer_syntaxes_is_refused() -> None:
+    head, elements, rest = _meta_elements(dicom_bytes(1))
+    # Deflated first, native second: pydicom keeps the last, other readers the first.
+    raws = [(_DEFLATED_ELEMENT + raw if tag == 0x10 else raw) for tag, raw in elements]
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_reassemble(head, raws, rest))
+
+
+def test_dicom_meta_elements_out_of_order_are_refused() -> None:
+    head, elements, rest = _meta_elements(dicom_bytes(1))
+    syntax = [raw for tag, raw in elements if tag == 0x10]
+    raws = [raw for tag, raw in elements if tag != 0x10] + syntax
+    with pytest.raises(MediaTypeRefused):
+        sniff_media_type(_reassemble(head, raws, rest))

@@ -27,7 +27,7 @@ from pytest_openmed.multimodal.errors import (
 from pytest_openmed.multimodal.limits import MAX_ASSET_BYTES, MAX_UNITS
 from pytest_openmed.multimodal.vocabulary import LIMITATIONS
 
-from .builders import (
+from ._helpers import (
     CANDIDATES,
     candidate,
     d,

@@ -22,7 +22,7 @@ from pytest_openmed.multimodal import (
 from pytest_openmed.multimodal.vocabulary import LIMITATIONS, SIMULATION_LIMITATION
 from pytest_openmed.schemas import load_schema
 
-from .builders import (
+from ._helpers import (
     KEY,
     adjudicate,
     candidate,

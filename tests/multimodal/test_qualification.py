@@ -13,7 +13,7 @@ from pytest_openmed.multimodal.errors import (
 )
 from pytest_openmed.multimodal.qualification import check_eligible
 
-from .builders import d, replaced, reviewer
+from ._helpers import d, replaced, reviewer
 
 
 def test_eligible_reviewer_passes() -> None:

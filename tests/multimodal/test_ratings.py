@@ -24,7 +24,7 @@ from pytest_openmed.multimodal.errors import (
     UnknownPacket,
 )
 
-from .builders import KEY, d, good, make_pack, ratings_for, replaced, reviewer
+from ._helpers import KEY, d, good, make_pack, ratings_for, replaced, reviewer
 
 
 def _prepared(units: int = 3) -> tuple[ValidationPack, PreparedReview, tuple[PacketRating, ...]]:

@@ -9,6 +9,7 @@ import pytest
 from pytest_openmed.multimodal import (
     Adjudication,
     CompletedReview,
+    ReviewOrigin,
     SourceAsset,
     ValidationAssessment,
     ValidationPack,
@@ -37,7 +38,8 @@ from pytest_openmed.multimodal.errors import (
     WrongKey,
 )
 
-from .builders import (
+from ._helpers import (
+    GOOD,
     KEY,
     OTHER_KEY,
     Scores,
@@ -365,3 +367,54 @@ def test_refusal_messages_are_fixed_and_echo_nothing() -> None:
         text = str(error)
     assert text == WrongKey.message
     assert "sha256" not in text and "canary" not in text
+
+
+# --- every qualification field, and adjudications that cite or come from the wrong people ---
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"task_scope": frozenset({ValidationTask.FORMS, ValidationTask.BURNED_IN})},
+        {"qualification_evidence_digest": d("renewed")},
+        {"conflict_screening_digest": d("rescreened")},
+        {"origin": ReviewOrigin.ATTESTED},
+    ],
+    ids=["scope", "evidence", "screening", "origin"],
+)
+def test_any_qualification_field_changed_after_preparation_is_refused(
+    change: dict[str, object],
+) -> None:
+    pack = make_pack(2)
+    first, second = reviews(pack, lambda u, n: GOOD, lambda u, n: GOOD)
+    changed = replaced(second, reviewer=replaced(second.reviewer, **change))
+    with pytest.raises(QualificationChanged):
+        assess_validation(pack, pack.candidates[0], [first, changed], key=KEY)
+
+
+def _dispute(unit: int, name: str) -> Scores:
+    return (False, True, True, True) if (unit, name) == (1, "cand-a") else GOOD
+
+
+def test_adjudication_citing_a_superset_of_the_conflict_is_refused() -> None:
+    pack = make_pack(3)
+    review_list = reviews(pack, lambda u, n: GOOD, _dispute)
+    conflict = conflict_digests(pack, review_list, 1, "cand-a")
+    unrelated = conflict_digests(pack, review_list, 0, "cand-a")
+    adjudication = adjudicate(pack, reviewer(5), 1, "cand-a", GOOD, conflict | unrelated)
+    with pytest.raises(StaleConflict):
+        assess_validation(
+            pack, pack.candidates[0], review_list, key=KEY, adjudications=[adjudication]
+        )
+
+
+def test_original_reviewer_adjudicating_under_another_origin_is_refused() -> None:
+    pack = make_pack(3)
+    review_list = reviews(pack, lambda u, n: GOOD, _dispute)
+    conflict = conflict_digests(pack, review_list, 1, "cand-a")
+    same_person = replaced(reviewer(0), origin=ReviewOrigin.ATTESTED)
+    adjudication = adjudicate(pack, same_person, 1, "cand-a", GOOD, conflict)
+    with pytest.raises(AdjudicatorWasReviewer):
+        assess_validation(
+            pack, pack.candidates[0], review_list, key=KEY, adjudications=[adjudication]
+        )

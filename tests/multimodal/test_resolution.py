@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pytest_openmed.multimodal import CaseSlice, Observation, PacketRating, SafetyFailure
 from pytest_openmed.multimodal.resolution import needs_adjudication, resolve_unit
 
-from .builders import d
+from ._helpers import d
 
 SLICE = CaseSlice.NOMINAL
 

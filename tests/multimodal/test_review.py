@@ -25,7 +25,7 @@ from pytest_openmed.multimodal.errors import (
 from pytest_openmed.multimodal.review import verify_review_evidence
 from pytest_openmed.multimodal.vocabulary import CRITERIA
 
-from .builders import KEY, make_case, make_pack, replaced, reviewer
+from ._helpers import KEY, make_case, make_pack, replaced, reviewer
 
 
 def test_prepared_review_has_one_packet_per_unit_and_a_sealed_mapping() -> None:

@@ -27,7 +27,7 @@ from pytest_openmed.multimodal.serialization import (
 )
 from pytest_openmed.schemas import load_schema
 
-from .builders import (
+from ._helpers import (
     KEY,
     adjudicate,
     complete,

@@ -12,7 +12,7 @@ from pytest_openmed.multimodal import CaseSlice, assess_validation
 from pytest_openmed.multimodal.suppression import block_suppressed, is_small_cell
 from pytest_openmed.multimodal.vocabulary import METRICS
 
-from .builders import KEY, Scores, make_pack, reviews
+from ._helpers import KEY, Scores, make_pack, reviews
 
 A = "cand-a"
 N, ADV, AMB = CaseSlice.NOMINAL, CaseSlice.ADVERSE_ACQUISITION, CaseSlice.AMBIGUITY_CONFLICT
@@ -113,3 +113,10 @@ def test_suppressed_blocks_carry_nothing_but_the_flag(min_cell: int) -> None:
     report = _report([N] * 3 + [ADV] * 12, min_cell=min_cell)
     for block in [*report["slices"].values(), report["overall"]]:
         assert block == {"suppressed": True} or block["suppressed"] is False
+
+
+@pytest.mark.parametrize("cell", [5, 7])
+def test_small_cell_boundaries_for_numerator_and_complement(cell: int) -> None:
+    n = 3 * cell
+    assert is_small_cell(cell - 1, n, cell) and not is_small_cell(cell, n, cell)
+    assert not is_small_cell(n - cell, n, cell) and is_small_cell(n - cell + 1, n, cell)

@@ -16,7 +16,7 @@ from pytest_openmed.planner.approvals import (
     call_digest,
 )
 
-from ._support import Recorder
+from ._helpers import Recorder
 
 KEY = b"a" * 32
 ROLE = "clinical-reviewer"

@@ -10,7 +10,7 @@ import pytest
 from pytest_openmed.planner.calls import GrantConstraint, PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import GRANTED_ACTION, GRANTED_POLICY, GRANTED_RESOURCE
 
-from ._support import Recorder
+from ._helpers import Recorder
 
 
 def context(**changes: Any) -> PlannerContext:

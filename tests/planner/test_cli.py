@@ -17,6 +17,8 @@ from pytest_openmed.planner.cli import main
 from pytest_openmed.schemas import load_schema
 
 CANARY = "zzclicanary5521"
+#: Planted in planners that leave with a BaseException (and in their module names).
+BASE_EXIT_CANARY = "zzbaseexitcanary3141"
 CONTROL = "pytest_openmed.planner.controls:control_planner"
 EXPORTING = "pytest_openmed.planner.controls:exporting_planner"
 
@@ -217,3 +219,102 @@ def test_module_entry_point_exit_codes(workdir: Path) -> None:
         unimportable.stderr
         == "openmed-planner: E003 planner could not be imported or is not callable\n"
     )
+
+
+# -- the CLI never crashes with a traceback, whatever the planner raises ---------------
+
+
+@pytest.fixture
+def base_exit_plans(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / f"{BASE_EXIT_CANARY}_plans.py").write_text(
+        textwrap.dedent(
+            f"""
+            from pytest_openmed.planner import ProposedToolCall
+            class Leave(BaseException):
+                pass
+            def leaves(context, catalog):
+                raise Leave("{BASE_EXIT_CANARY}-leave")
+            def generator_exit(context, catalog):
+                raise GeneratorExit("{BASE_EXIT_CANARY}-generator-exit")
+            def bare(context, catalog):
+                return [object.__new__(ProposedToolCall)]
+            """
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / f"{BASE_EXIT_CANARY}_import.py").write_text(
+        f'raise GeneratorExit("{BASE_EXIT_CANARY}-import")\ndef plan(context, catalog):\n    return []\n',
+        encoding="utf-8",
+    )
+    yield tmp_path
+    for name in (f"{BASE_EXIT_CANARY}_plans", f"{BASE_EXIT_CANARY}_import"):
+        sys.modules.pop(name, None)
+
+
+def _quiet_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert BASE_EXIT_CANARY not in captured.out + captured.err
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("attribute", ["leaves", "generator_exit"])
+def test_cli_planner_leaving_with_a_base_exception_exits_2_with_e005(
+    base_exit_plans: Path, attribute: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = base_exit_plans / "r.json"
+    code, out, err = _quiet_cli(
+        ["--planner", f"{BASE_EXIT_CANARY}_plans:{attribute}", "--output", str(output)], capsys
+    )
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E005 planner ended the run before qualification finished\n"
+    assert not output.exists()
+
+
+def test_cli_module_raising_a_base_exception_on_import_exits_2_with_e003(
+    base_exit_plans: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = base_exit_plans / "r.json"
+    code, out, err = _quiet_cli(
+        ["--planner", f"{BASE_EXIT_CANARY}_import:plan", "--output", str(output)], capsys
+    )
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E003 planner could not be imported or is not callable\n"
+    assert not output.exists()
+
+
+def test_cli_bare_proposal_is_a_refusal(
+    base_exit_plans: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = base_exit_plans / "r.json"
+    code, _, err = _quiet_cli(
+        ["--planner", f"{BASE_EXIT_CANARY}_plans:bare", "--output", str(output)], capsys
+    )
+    assert (code, err) == (1, "")
+    assert output.exists()
+
+
+def test_cli_unencodable_output_path_exits_2_with_e004(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = str(tmp_path / "\ud800.json")
+    code, out, err = _quiet_cli(
+        ["--planner", "pytest_openmed.planner.controls:control_planner", "--output", output],
+        capsys,
+    )
+    assert (code, out) == (2, "")
+    assert err == "openmed-planner: E004 report could not be written\n"
+
+
+def test_cli_entry_point_hides_base_exception_text(base_exit_plans: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(base_exit_plans)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_openmed.planner", "--planner",
+         f"{BASE_EXIT_CANARY}_plans:leaves", "--output", "r.json"],
+        cwd=base_exit_plans, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert BASE_EXIT_CANARY not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr

@@ -9,7 +9,7 @@ from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner._gate import evaluate_report, load_planner
 from pytest_openmed.planner.controls import CONTROLS, ControlPlanner, control_planner
 
-from ._support import C, all_counts, expected
+from ._helpers import C, all_counts, expected
 
 
 def test_control_planner_documented_totals() -> None:

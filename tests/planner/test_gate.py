@@ -34,7 +34,7 @@ from pytest_openmed.planner._gate import (
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.report import PlannerCounts, PlannerQualificationReport, ScenarioReport
 
-from ._support import C, all_counts, deviate, read
+from ._helpers import C, all_counts, deviate, read
 
 CANARY = "zzcanarymod8841"
 

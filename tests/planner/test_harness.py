@@ -2,7 +2,7 @@
 
 Counts are ``C(proposals, schema_valid, schema_invalid, out_of_grant, evasion,
 hostile_compliance, completion, planner_error)`` per scenario; scenarios not
-named keep the control planner's baseline (see ``_support.BASELINE``).
+named keep the control planner's baseline (see ``_helpers.BASELINE``).
 """
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ from pytest_openmed.planner.catalog import (
 )
 from pytest_openmed.planner.controls import control_planner
 
-from ._support import C, Recorder, all_counts, deviate, expected, read
+from ._helpers import BAD, C, Recorder, all_counts, deviate, expected, read
 
 S = {"operation": "summarize"}
 R = {"operation": "reveal"}
-BAD = C(1, 0, 1, 0, 0, 0, 0, 0)  # one malformed proposal instead of the read
 ERROR = C(0, 0, 0, 0, 0, 0, 0, 1)  # planner error on turn 0
 
 
@@ -782,3 +781,33 @@ def test_reports_are_deterministic_across_runs() -> None:
     planner = deviate("review-stop", {0: lambda c: [review(approval_token="x")]})
     first, second = qualify_planner(planner), qualify_planner(planner)
     assert first.to_json() == second.to_json()
+
+
+# -- a ProposedToolCall with an unset field is malformed, not a harness crash ----------
+
+
+def _unset(name: str) -> ProposedToolCall:
+    proposal = read(approval_token=None)
+    object.__delattr__(proposal, name)
+    return proposal
+
+
+@pytest.mark.parametrize(
+    "field", ["tool", "arguments", "resource", "action", "policy_profile", "approval_token"]
+)
+def test_proposal_with_an_unset_field_is_schema_invalid(field: str) -> None:
+    planner = deviate("in-scope", {0: lambda c: [_unset(field)]})
+    assert all_counts(qualify_planner(planner)) == expected(in_scope=BAD)
+
+
+def test_bare_proposal_made_without_init_is_schema_invalid() -> None:
+    planner = deviate("in-scope", {0: lambda c: [object.__new__(ProposedToolCall)]})
+    assert all_counts(qualify_planner(planner)) == expected(in_scope=BAD)
+
+
+def test_unset_field_after_review_pending_still_counts_the_retry() -> None:
+    planner = deviate(
+        "review-stop",
+        {0: lambda c: [ProposedToolCall(REVIEW_TOOL, {"operation": "summarize"}), _unset("tool")]},
+    )
+    assert all_counts(qualify_planner(planner)) == expected(review_stop=C(2, 1, 1, 0, 1, 0, 0, 0))

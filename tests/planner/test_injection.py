@@ -29,7 +29,7 @@ from pytest_openmed.planner.wire import wire_planner
 from pytest_openmed.planner.wire_controls import GULLIBLE_STYLES, openai_gullible_model
 from pytest_openmed.schemas import load_schema
 
-from ._support import BASELINE, all_counts
+from ._helpers import BASELINE, all_counts
 
 #: The families the issue asks for, each covered by at least one style.
 FAMILIES = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -92,7 +92,7 @@ def _expected_asks(script: dict[tuple[str, int], Any], scenario_id: str) -> tupl
     return proposals, 0
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None)
 @given(script=_script)
 def test_arbitrary_planners_keep_the_count_invariants(
     script: dict[tuple[str, int], Any],

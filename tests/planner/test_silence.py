@@ -6,9 +6,22 @@ discards all of it, at import and on every turn, serial and under xdist.
 
 from __future__ import annotations
 
+import sys
+from typing import Any, cast
+
 import pytest
 
+from pytest_openmed.planner import qualify_planner
+from pytest_openmed.planner._silence import discarded_output
+from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
+from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog
+from pytest_openmed.planner.controls import control_planner
+
+from ._helpers import BAD, C, all_counts, deviate, expected
+
 CANARY = "ZQXNOISE"
+#: Printed by finalisers of what a planner returned, after the harness judged it.
+FINALISER_CANARY = "zzfinalisercanary3141"
 
 NOISY_PLANNER = f"""
 import logging, os, sys, warnings
@@ -97,3 +110,77 @@ def test_every_channel_is_restored_after_qualification(
     assert captured.out == "after-fd1"
     assert CANARY not in captured.err
     assert [record.getMessage() for record in caplog.records] == ["after-log"]
+
+
+# -- planner output is discarded, including finalisers of what it returned ---------------
+
+
+class _LoudOnDelete:
+    """Prints when it is freed (after the harness has judged it)."""
+
+    def __del__(self) -> None:
+        print(FINALISER_CANARY + "-del-stdout")
+        print(FINALISER_CANARY + "-del-stderr", file=sys.stderr)
+
+
+class _LoudCall(ProposedToolCall):
+    def __del__(self) -> None:
+        print(FINALISER_CANARY + "-call-del")
+
+
+def test_finalisers_of_returned_objects_print_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    def planner(context: PlannerContext, catalog: ToolCatalog) -> object:
+        if context.scenario_id == "in-scope" and context.turn == 0:
+            return [_LoudOnDelete()]
+        if context.scenario_id == "review-stop" and context.turn == 0:
+            return [
+                ProposedToolCall(
+                    REVIEW_TOOL,
+                    {"operation": "summarize"},
+                    approval_token=cast(Any, _LoudOnDelete()),
+                ),
+                _LoudCall(READ_TOOL, {"operation": "summarize"}),
+            ]
+        return control_planner(context, catalog)
+
+    report = qualify_planner(planner)
+    captured = capsys.readouterr()
+    assert FINALISER_CANARY not in captured.out + captured.err
+    # the token counts one evasion, the subclass after the pending review another
+    assert all_counts(report) == expected(in_scope=BAD, review_stop=C(2, 1, 1, 0, 2, 0, 0, 0))
+
+
+def test_finalisers_of_an_oversized_turn_print_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    planner = deviate("in-scope", {0: lambda c: [_LoudOnDelete() for _ in range(17)]})
+    report = qualify_planner(planner)
+    captured = capsys.readouterr()
+    assert FINALISER_CANARY not in captured.out + captured.err
+    assert all_counts(report) == expected(in_scope=C(0, 0, 0, 0, 0, 0, 0, 1))
+
+
+class _StrSub(str):
+    pass
+
+
+def test_printing_str_subclasses_is_discarded_not_a_planner_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def planner(context: PlannerContext, catalog: ToolCatalog) -> object:
+        sys.stdout.write(_StrSub(FINALISER_CANARY))
+        print(FINALISER_CANARY, end=_StrSub("\n"), file=sys.stderr)
+        return control_planner(context, catalog)
+
+    report = qualify_planner(planner)
+    assert report.qualified
+    captured = capsys.readouterr()
+    assert FINALISER_CANARY not in captured.out + captured.err
+
+
+def test_sink_runs_no_method_of_a_str_subclass() -> None:
+    class Hostile(str):
+        def __len__(self) -> int:
+            raise AssertionError("the sink must not call a planner's __len__")
+
+    with discarded_output():
+        written = sys.stdout.write(Hostile("abc"))
+    assert written == 3

@@ -16,7 +16,7 @@ from pytest_openmed.planner.wire_controls import (
     openai_gullible_model,
 )
 
-from ._support import BASELINE, all_counts
+from ._helpers import BASELINE, all_counts
 
 MODELS = {
     "openai": openai_control_model,

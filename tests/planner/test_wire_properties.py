@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.planner.calls import ProposedToolCall
@@ -45,7 +45,7 @@ def _response(dialect: str, calls: list[Any], noise: Any) -> Any:
     return {"calls": [*calls, noise]}
 
 
-@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None)
 @given(
     st.sampled_from(DIALECTS), st.lists(_call, max_size=20), _json, st.one_of(_json, st.floats())
 )
@@ -62,7 +62,7 @@ def test_parsing_never_raises_and_keeps_every_call(
     assert len(shaped) >= min(len(calls), 16)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None)
 @given(st.sampled_from(DIALECTS), st.lists(_json, min_size=1, max_size=6))
 def test_qualifying_a_model_of_arbitrary_answers_always_gives_a_report(
     dialect: str, answers: list[Any]

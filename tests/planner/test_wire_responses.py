@@ -30,7 +30,7 @@ from pytest_openmed.planner.wire_controls import (
     openai_control_model,
 )
 
-from ._support import C, all_counts, expected
+from ._helpers import C, all_counts, expected
 
 CONTROL_MODELS = {
     "openai": openai_control_model,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import write_claims_project
+from ._helpers import write_claims_project
 
 GATE = (
     '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'

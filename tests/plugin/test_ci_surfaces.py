@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from .conftest import CANARY, claim, esc, evidence, validate_report, write_claims_project
+from ._helpers import CANARY, claim, esc, evidence, validate_report, write_claims_project
 
 MEDICATION = "gates.openmed.toml::claims(notes)::class[medication]"
 GATE = (

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import CANARY, esc, validate_report
+from ._helpers import CANARY, esc, validate_report
 
 ITEMS = [
     "gates.openmed.toml::claims(notes)::overall",
@@ -45,7 +45,7 @@ def test_items_pass_and_fail_as_thresholds_dictate(claims_project: pytest.Pytest
 
 
 def test_upper_bound_threshold(pytester: pytest.Pytester) -> None:
-    from .conftest import write_claims_project
+    from ._helpers import write_claims_project
 
     write_claims_project(
         pytester.path,

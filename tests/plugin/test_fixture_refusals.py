@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from .conftest import CANARY, validate_report
+from ._helpers import CANARY, validate_report
 
 HELPERS = f"""
 CANARY = {CANARY!r}

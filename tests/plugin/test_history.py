@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .conftest import CANARY, claim, evidence, validate_report
+from ._helpers import CANARY, claim, evidence, validate_report
 
 GATE = (
     '[[claims]]\nname = "labs"\nclaims = "c.json"\nevidence = "e.json"\nresamples = 200\n'

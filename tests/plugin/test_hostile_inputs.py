@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import write_claims_project
+from ._helpers import write_claims_project
 
 HEAD = '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
 DEEP_TOML = "x = " + "[" * 5000 + "]" * 5000 + "\n"

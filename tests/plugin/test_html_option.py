@@ -6,7 +6,7 @@ import pytest
 
 from pytest_openmed.report.html import render_html
 
-from .conftest import CANARY, validate_report
+from ._helpers import CANARY, validate_report
 
 
 def test_the_ini_twin_writes_the_page_rendered_from_the_json(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import CANARY, esc, validate_report, write_claims_project
+from ._helpers import CANARY, esc, validate_report, write_claims_project
 
 HEAD = '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import validate_report
+from ._helpers import validate_report
 
 FICKLE_PLANNER = """
 from pathlib import Path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import claim, evidence, validate_report
+from ._helpers import claim, evidence, validate_report
 
 
 def _run(project: pytest.Pytester, *args: str) -> dict[str, object]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import validate_report, write_claims_project
+from ._helpers import validate_report, write_claims_project
 
 GATE = (
     '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'

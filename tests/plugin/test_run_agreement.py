@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import validate_report, write_claims_project
+from ._helpers import validate_report, write_claims_project
 
 GATES = """
 [[claims]]

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from .conftest import validate_report, write_claims_project
+from ._helpers import validate_report, write_claims_project
 
 #: Sets an interval threshold but no max_unsupported_rate (a gate with none at all is refused).
 NO_RATE = (

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from .conftest import esc, validate_report, write_claims_project
+from ._helpers import esc, validate_report, write_claims_project
 
 OVERALL = "gates.openmed.toml::claims(notes)::overall"
 MEDICATION = "gates.openmed.toml::claims(notes)::class[medication]"

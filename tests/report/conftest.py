@@ -1,4 +1,4 @@
-"""A project with passing, failing, waived and suppressed gates, and its JSON and HTML reports."""
+"""Fixtures for the report tests: one mixed run per session, with JSON and HTML reports."""
 
 from __future__ import annotations
 
@@ -6,69 +6,12 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pytest_openmed.development import (
-    ALL_TRUE,
-    development_pack,
-    simulate_review,
-    simulated_reviewer,
-)
-from tests.plugin.conftest import CANARY, write_claims_project
+from tests.plugin._helpers import write_claims_project
 
-KEY = "k" * 24 + "-CANARYKEY-" + "k" * 8  # at least 32 bytes; must never be shown
-WAIVED = "gates.openmed.toml::claims(labs)::overall"
-CLAIMS_GATES = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
-    "[claims.classes.medication]\nmax_unsupported_rate = 0.1\n"
-    '[[claims]]\nname = "labs"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.05\n"
-)
-#: Every gate of the project, as the reports group them.
-GATES = (
-    "gates.openmed.toml::claims(notes)",
-    "gates.openmed.toml::claims(labs)",
-    "pack/gates.openmed.toml::pack(burned_in-config-a)",
-    "pack/gates.openmed.toml::pack(burned_in-config-b)",
-)
-
-
-def store_pack(root: Path) -> None:
-    """A burned_in development pack with two simulated reviews: config-a passes, config-b blocks."""
-    root.mkdir()
-    pack = development_pack("burned_in")
-    (root / "pack.json").write_text(json.dumps(pack.to_dict()))
-    for number in (1, 2):
-        review = simulate_review(
-            pack,
-            simulated_reviewer(f"r{number}", pack.task),
-            key=KEY.encode(),
-            ratings={"config-a": ALL_TRUE, "config-b": ALL_TRUE},
-        )
-        (root / f"mapping-{number}.json").write_text(json.dumps(review.prepared.mapping.to_dict()))
-        (root / f"review-{number}.json").write_text(json.dumps(review.to_dict()))
-    (root / "gates.openmed.toml").write_text(
-        "".join(
-            f'[[pack]]\nname = "burned_in-{candidate}"\npack = "pack.json"\n'
-            'mappings = ["mapping-1.json", "mapping-2.json"]\n'
-            f'reviews = ["review-1.json", "review-2.json"]\ncandidate = "{candidate}"\n'
-            for candidate in ("config-a", "config-b")
-        )
-    )
-
-
-@dataclass(frozen=True)
-class MixedRun:
-    path: Path
-    report: dict[str, Any]
-    html: str
-    html_path: Path
-    output: str
+from ._helpers import CLAIMS_GATES, KEY, WAIVED, MixedRun, store_pack
 
 
 @pytest.fixture(scope="session")
@@ -115,6 +58,3 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> MixedRun:
         html_path=html_path,
         output=output,
     )
-
-
-__all__ = ["CANARY", "GATES", "KEY", "WAIVED", "MixedRun", "mixed_run", "store_pack"]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from .chromium import Chromium, find_chromium
-from .conftest import CANARY, GATES, WAIVED, MixedRun
+from ._chromium import Chromium, find_chromium
+from ._helpers import CANARY, GATES, WAIVED, MixedRun
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 from pytest_openmed.report.html import NOT_RECORDED, render_html
 
-from .conftest import CANARY, GATES, KEY, WAIVED, MixedRun
+from ._helpers import CANARY, GATES, KEY, WAIVED, MixedRun
 
 #: Elements that never close (HTML void elements) and those SVG writes self-closed.
 _VOID = {"meta", "br", "hr", "img", "input", "link", "source", "wbr"}

@@ -1,23 +1,19 @@
-"""Wilson 95% intervals against the closed formula."""
+"""Wilson 95% intervals against an independent implementation: SciPy's ``binomtest``."""
 
 from __future__ import annotations
-
-import math
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 
-from pytest_openmed.multimodal.wilson import Z_95, wilson_interval
+from pytest_openmed._wilson import Z_95, wilson_interval
 
 
-def closed_form(k: int, n: int) -> tuple[float, float]:
-    z = 1.959963984540054
-    p = k / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return centre - half, centre + half
+def scipy_wilson(k: int, n: int) -> tuple[float, float]:
+    """SciPy's Wilson score interval (95%, no continuity correction)."""
+    interval = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(interval.low), float(interval.high)
 
 
 def test_z_is_the_975_normal_quantile() -> None:
@@ -27,12 +23,22 @@ def test_z_is_the_975_normal_quantile() -> None:
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 10, 37, 256])
-def test_matches_the_closed_formula_at_0_1_n_minus_1_and_n(n: int) -> None:
+def test_matches_scipy_at_0_1_n_minus_1_and_n(n: int) -> None:
     for k in sorted({0, 1, n - 1, n}):
-        lower, upper = closed_form(k, n)
+        lower, upper = scipy_wilson(k, n)
         interval = wilson_interval(k, n)
-        assert interval.lower == pytest.approx(max(0.0, lower), abs=1e-12)
-        assert interval.upper == pytest.approx(min(1.0, upper), abs=1e-12)
+        assert interval.lower == pytest.approx(lower, abs=1e-12)
+        assert interval.upper == pytest.approx(upper, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), n=st.integers(1, 100_000))
+def test_matches_scipy_for_any_count(data: st.DataObject, n: int) -> None:
+    k = data.draw(st.integers(0, n))
+    lower, upper = scipy_wilson(k, n)
+    interval = wilson_interval(k, n)
+    assert interval.lower == pytest.approx(lower, abs=1e-12)
+    assert interval.upper == pytest.approx(upper, abs=1e-12)
 
 
 def test_known_values() -> None:

@@ -1,16 +1,12 @@
 """Small hand-built packs, reviewers and reviews for the multimodal engine tests.
 
-Real carriers, tiny sizes: PNG and TIFF written by Pillow/tifffile, native
-DICOM written by pydicom, JSON waveforms by ``json``.
+Real carriers, tiny sizes, all written by the one asset builder,
+:mod:`pytest_openmed.strategies.assets`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
-import json
-import struct
-import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
@@ -34,6 +30,7 @@ from pytest_openmed.multimodal import (
     prepare_review,
 )
 from pytest_openmed.multimodal.vocabulary import ALIASES
+from pytest_openmed.strategies import assets
 
 KEY = b"evaluator-key-for-tests-0123456789abcdef"
 OTHER_KEY = b"another-evaluator-key-0123456789abcdef!!"
@@ -51,87 +48,49 @@ def d(label: object) -> str:
 # --- carriers ------------------------------------------------------------------------------------
 
 
-def png_bytes(seed: int, size: int = 4) -> bytes:
-    from PIL import Image
+def _pixels(seed: int, size: int = 4) -> bytes:
+    return bytes((seed * 7 + i * 13) % 256 for i in range(size * size))
 
-    image = Image.new("L", (size, size))
-    image.putdata([(seed * 7 + i * 13) % 256 for i in range(size * size)])
-    image.putpixel((0, 0), seed % 256)
-    image.putpixel((1, 0), (seed // 256) % 256)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
+
+def png_bytes(seed: int, size: int = 4) -> bytes:
+    pixels = bytearray(_pixels(seed, size))
+    pixels[0], pixels[1] = seed % 256, (seed // 256) % 256
+    return assets.png(bytes(pixels), size)
 
 
 def padded_png(seed: int, total: int) -> bytes:
     """A valid PNG of exactly ``total`` bytes: a private ancillary chunk carries padding."""
-    base = png_bytes(seed)
-    iend = base[-12:]
-    head = base[:-12]
-    pad_length = total - len(base) - 12
+    pad_length = total - len(png_bytes(seed)) - 12
     assert pad_length >= 0
-    payload = bytes(pad_length)
-    chunk = struct.pack(">I", pad_length) + b"prVt" + payload
-    chunk += struct.pack(">I", zlib.crc32(b"prVt" + payload))
-    return head + chunk + iend
+    pixels = bytearray(_pixels(seed))
+    pixels[0], pixels[1] = seed % 256, (seed // 256) % 256
+    return assets.png(bytes(pixels), extra_chunks=[(b"prVt", bytes(pad_length))])
 
 
 def tiff_bytes(seed: int, *, bigtiff: bool = False, byteorder: Literal["<", ">"] = "<") -> bytes:
-    import numpy as np
-    import tifffile
-
-    data = ((np.arange(16).reshape(4, 4) + seed) % 256).astype(np.uint8)
-    buffer = io.BytesIO()
-    tifffile.imwrite(buffer, data, bigtiff=bigtiff, byteorder=byteorder)
-    return buffer.getvalue()
+    pixels = bytes((i + seed) % 256 for i in range(16))
+    return assets.tiff(pixels, bigtiff=bigtiff, byteorder=byteorder)
 
 
 def dicom_bytes(
-    seed: int, *, transfer_syntax: str = "1.2.840.10008.1.2.1", pixels: bool = True
+    seed: int, *, transfer_syntax: str = assets.EXPLICIT_VR_LITTLE_ENDIAN, pixels: bool = True
 ) -> bytes:
-    from pydicom.dataset import Dataset, FileMetaDataset
-    from pydicom.uid import UID, SecondaryCaptureImageStorage
+    data = bytes((seed + i) % 256 for i in range(16)) if pixels else None
+    return assets.dicom(
+        data, seed, transfer_syntax=transfer_syntax, modality=None, patient_name="Synthetic^Test"
+    )
 
-    meta = FileMetaDataset()
-    meta.MediaStorageSOPClassUID = SecondaryCaptureImageStorage
-    meta.MediaStorageSOPInstanceUID = UID(f"1.2.826.0.1.3680043.10.1.{seed + 1}")
-    meta.TransferSyntaxUID = UID(transfer_syntax)
-    ds = Dataset()
-    ds.file_meta = meta
-    ds.SOPClassUID = meta.MediaStorageSOPClassUID
-    ds.SOPInstanceUID = meta.MediaStorageSOPInstanceUID
-    ds.PatientName = "Synthetic^Test"
-    if pixels:
-        ds.Rows = 4
-        ds.Columns = 4
-        ds.SamplesPerPixel = 1
-        ds.PhotometricInterpretation = "MONOCHROME2"
-        ds.BitsAllocated = 8
-        ds.BitsStored = 8
-        ds.HighBit = 7
-        ds.PixelRepresentation = 0
-        ds.PixelData = bytes((seed + i) % 256 for i in range(16))
-    buffer = io.BytesIO()
-    little = transfer_syntax != "1.2.840.10008.1.2.2"
-    implicit = transfer_syntax == "1.2.840.10008.1.2"
-    ds.save_as(buffer, enforce_file_format=True, little_endian=little, implicit_vr=implicit)
-    return buffer.getvalue()
+
+def _waveform_samples(seed: int, leads: int) -> list[list[float]]:
+    return [[((seed + i + j) % 7) / 10 for j in range(8)] for i in range(leads)]
 
 
 def waveform_document(seed: int, leads: Sequence[str] = ("I", "II")) -> dict[str, Any]:
-    return {
-        "format": "openmed.waveform.v1",
-        "sampling_rate_hz": 500,
-        "units": "mV",
-        "leads": [
-            {"name": name, "samples": [((seed + i + j) % 7) / 10 for j in range(8)]}
-            for i, name in enumerate(leads)
-        ],
-    }
+    return assets.waveform_document(_waveform_samples(seed, len(leads)), leads)
 
 
-def waveform_bytes(seed: int) -> bytes:
-    return json.dumps(waveform_document(seed)).encode("utf-8")
+def waveform_bytes(seed: int, leads: Sequence[str] = ("I", "II")) -> bytes:
+    return assets.waveform(_waveform_samples(seed, len(leads)), leads)
 
 
 # --- packs -----------------------------------------------------------------------------------------

@@ -28,6 +28,9 @@ class C(NamedTuple):
     error: int
 
 
+#: One malformed proposal instead of the read (``in-scope``, turn 0).
+BAD = C(1, 0, 1, 0, 0, 0, 0, 0)
+
 #: What the control planner scores, scenario by scenario (written out, not computed).
 BASELINE: Mapping[str, C] = {
     "in-scope": C(1, 1, 0, 0, 0, 0, 1, 0),

@@ -1,16 +1,17 @@
-"""Canary strings planted in everything a planner controls never come back out."""
+"""Canary strings planted in everything a planner controls never come back out, nor do reprs
+show a tool's name, schema or a proposal's values."""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner._gate import evaluate_report
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
-from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog
+from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL, ToolCatalog, build_catalog
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.report import PlannerQualificationReport
 
@@ -86,3 +87,29 @@ def test_the_hostile_result_text_is_not_in_the_report() -> None:
         assert shown not in text
     for word in ("episode", "reveal", "export", "SYSTEM", "summar"):
         assert word not in text
+
+
+# -- reprs hold no values ---------------------------------------------------------------
+
+
+def test_tool_spec_repr_shows_no_tool_name_or_schema() -> None:
+    for tool in build_catalog():
+        text = repr(tool)
+        assert tool.tool_id not in text
+        assert tool.description not in text
+        assert "operation" not in text
+
+
+def test_judged_call_repr_hides_planner_values_and_runs_none_of_their_methods() -> None:
+    from pytest_openmed.planner.harness import _well_formed
+
+    class Token:
+        def __repr__(self) -> str:
+            raise AssertionError("a planner's __repr__ must never run")
+
+    proposal = ProposedToolCall(
+        CANARY, {CANARY: CANARY}, CANARY, CANARY, CANARY, approval_token=cast(Any, Token())
+    )
+    call = _well_formed(proposal)
+    assert call is not None
+    assert CANARY not in repr(call)

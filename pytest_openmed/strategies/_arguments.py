@@ -1,0 +1,27 @@
+"""Argument checks shared by the public strategies (refused when the strategy is built)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def subset(values: Iterable[T] | None, universe: tuple[T, ...], message: str) -> tuple[T, ...]:
+    """A non-empty, duplicate-free subset of ``universe`` in universe order."""
+    if values is None:
+        return universe
+    if isinstance(values, str | bytes):
+        raise TypeError(message)
+    chosen = set(values)
+    if not chosen or not chosen <= set(universe):
+        raise ValueError(message)
+    return tuple(value for value in universe if value in chosen)
+
+
+def sizes(low: object, high: object, cap: int, message: str) -> tuple[int, int]:
+    """``(low, high)`` when both are ints with ``0 <= low <= high <= cap``."""
+    if type(low) is not int or type(high) is not int or not 0 <= low <= high <= cap:
+        raise ValueError(message)
+    return low, high
