@@ -36,17 +36,13 @@ from pytest_openmed.contract import (
     locate_input_error,
 )
 
+from .aliases import SealedMapping
 from .assess import ValidationAssessment, assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
 from .jsonvalue import unique_names
 from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
-from .public_report import to_json
-from .serialization import (
-    adjudication_from_dict,
-    completed_review_from_dict,
-    mapping_from_dict,
-    pack_from_dict,
-)
+from .pack import ValidationPack
+from .ratings import Adjudication, CompletedReview
 from .vocabulary import Decision
 
 __all__ = [
@@ -116,7 +112,7 @@ def gate_result(assessment: ValidationAssessment) -> GateResult:
             "review_origin": assessment.review_origin.value,
         },
         # Publishable by construction: closed labels and small-cell-suppressed aggregates.
-        public_report=to_json(assessment),
+        public_report=assessment.to_json(),
     )
 
 
@@ -138,11 +134,11 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     options = spec.options
     key = evaluator_key(settings)
     with _document("pack input"):
-        pack = pack_from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
+        pack = ValidationPack.from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
     mappings = []
     for number, path in enumerate(_paths(options["mappings"], _MAX_MAPPINGS), start=1):
         with _document(f"mappings input #{number}"):
-            mappings.append(mapping_from_dict(_read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)))
+            mappings.append(SealedMapping.from_dict(_read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)))
     if len({m.identity_digest for m in mappings}) != len(mappings):
         raise DuplicateMapping()
     review_paths = options["reviews"]
@@ -152,13 +148,13 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     for number, path in enumerate(review_paths, start=1):
         with _document(f"reviews input #{number}"):
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
-            reviews.append(completed_review_from_dict(document, tuple(mappings)))
+            reviews.append(CompletedReview.from_dict(document, tuple(mappings)))
     adjudications = []
     adjudication_paths = _paths(options.get("adjudications", ()), 2 * MAX_UNITS)
     for number, path in enumerate(adjudication_paths, start=1):
         with _document(f"adjudications input #{number}"):
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
-            adjudications.append(adjudication_from_dict(document, tuple(mappings)))
+            adjudications.append(Adjudication.from_dict(document, tuple(mappings)))
     min_cell = options.get("min_cell")
     return {
         name: gate_result(

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_openmed._canonical import require_key
+from pytest_openmed._canonical import canonical_json, require_key
 
 from .decision import decide
 from .errors import (
@@ -48,6 +48,7 @@ from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MIN_CELL, MIN_REVIEWS, mater
 from .lineage import CandidateLineage
 from .metrics import Tally, tally
 from .pack import ValidationPack
+from .public_report import public_report
 from .ratings import Adjudication, CompletedReview, PacketRating
 from .resolution import UnitResolution, needs_adjudication, resolve_unit
 from .review import verify_review_evidence
@@ -118,15 +119,21 @@ class ValidationAssessment:
 
     def public_report(self) -> dict[str, Any]:
         """The suppressed public report as a JSON-able mapping."""
-        from .public_report import public_report
-
-        return public_report(self)
+        return public_report(**self._report_inputs())
 
     def to_json(self) -> str:
         """The suppressed public report as canonical JSON text."""
-        from .public_report import to_json
+        return canonical_json(self.public_report())
 
-        return to_json(self)
+    def _report_inputs(self) -> dict[str, Any]:
+        """What the public report is a function of: labels, the cell size and the tallies."""
+        return {
+            "task": self.task,
+            "review_origin": self.review_origin,
+            "min_cell": self.min_cell,
+            "slices": {case_slice: self.tally(case_slice) for case_slice in CaseSlice},
+            "overall": self.tally(),
+        }
 
     def __repr__(self) -> str:
         return "ValidationAssessment(<protected>)"

@@ -17,12 +17,21 @@ from typing import Any
 
 from pytest_openmed._canonical import digest_json, is_digest
 
+from ._structure import array, fields, malformed
 from .errors import InvalidInput, ReviewerOutOfScope, ReviewerRecused
 from .limits import materialise
 from .vocabulary import ReviewOrigin, ValidationTask
 
 __all__ = ["ReviewerQualification", "check_eligible"]
 
+_DECLARED = (
+    "identity_digest",
+    "task_scope",
+    "qualification_evidence_digest",
+    "conflict_screening_digest",
+    "origin",
+    "recused",
+)
 _DIGEST_FIELDS = ("identity_digest", "qualification_evidence_digest", "conflict_screening_digest")
 
 
@@ -72,6 +81,15 @@ class ReviewerQualification:
             "origin": self.origin.value,
             "recused": self.recused,
         }
+
+    @classmethod
+    def from_declaration(cls, data: object) -> ReviewerQualification:
+        """Rebuild a qualification from its stored :meth:`declaration`."""
+        stored = fields(data, set(_DECLARED))
+        with malformed():
+            stored["task_scope"] = frozenset(array(stored["task_scope"], len(ValidationTask)))
+            reviewer = cls(**stored)
+        return reviewer
 
     def __repr__(self) -> str:
         return f"ReviewerQualification(origin={self.origin.value!r}, recused={self.recused})"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.multimodal.wilson import Z_95, wilson_interval
+from pytest_openmed._wilson import Z_95, wilson_interval
 
 
 def closed_form(k: int, n: int) -> tuple[float, float]:
