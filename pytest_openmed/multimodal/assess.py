@@ -119,21 +119,17 @@ class ValidationAssessment:
 
     def public_report(self) -> dict[str, Any]:
         """The suppressed public report as a JSON-able mapping."""
-        return public_report(**self._report_inputs())
+        return public_report(
+            task=self.task,
+            review_origin=self.review_origin,
+            min_cell=self.min_cell,
+            slices={case_slice: self.tally(case_slice) for case_slice in CaseSlice},
+            overall=self.tally(),
+        )
 
     def to_json(self) -> str:
         """The suppressed public report as canonical JSON text."""
         return canonical_json(self.public_report())
-
-    def _report_inputs(self) -> dict[str, Any]:
-        """What the public report is a function of: labels, the cell size and the tallies."""
-        return {
-            "task": self.task,
-            "review_origin": self.review_origin,
-            "min_cell": self.min_cell,
-            "slices": {case_slice: self.tally(case_slice) for case_slice in CaseSlice},
-            "overall": self.tally(),
-        }
 
     def __repr__(self) -> str:
         return "ValidationAssessment(<protected>)"

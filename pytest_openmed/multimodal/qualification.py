@@ -12,6 +12,7 @@ declaration (new evidence, new screening, recusal, scope) is detected later.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,14 +25,6 @@ from .vocabulary import ReviewOrigin, ValidationTask
 
 __all__ = ["ReviewerQualification", "check_eligible"]
 
-_DECLARED = (
-    "identity_digest",
-    "task_scope",
-    "qualification_evidence_digest",
-    "conflict_screening_digest",
-    "origin",
-    "recused",
-)
 _DIGEST_FIELDS = ("identity_digest", "qualification_evidence_digest", "conflict_screening_digest")
 
 
@@ -85,7 +78,7 @@ class ReviewerQualification:
     @classmethod
     def from_declaration(cls, data: object) -> ReviewerQualification:
         """Rebuild a qualification from its stored :meth:`declaration`."""
-        stored = fields(data, set(_DECLARED))
+        stored = fields(data, {f.name for f in dataclasses.fields(cls) if f.init})
         with malformed():
             stored["task_scope"] = frozenset(array(stored["task_scope"], len(ValidationTask)))
             reviewer = cls(**stored)
