@@ -10,8 +10,11 @@ Run ``python benchmarks/components_forms_burned_in.py``.  For generated sources
 
 plus real images for burned_in: pydicom's ``examples_overlay.dcm`` (MR,
 300 x 484) and, when the ``dev`` extra's ``pydicom-data`` and ``deid-data`` are
-installed, a 512 x 512 CT, a 768 x 1024 ultrasound and a 1024 x 1024 MR (read
-from the installed packages, never downloaded).  Each figure is the median of
+installed, a 512 x 512 CT, a 768 x 1024 ultrasound, a 1024 x 1024 MR, a
+half-resolution chest radiograph and the scan area of a speckled ultrasound
+(read from the installed packages, never downloaded); and for forms, pages laid
+on the real photographed paper of scikit-image's ``page`` (shading, grain,
+bleed-through), when scikit-image is installed.  Each figure is the median of
 ``--repeat`` runs after one warm-up; the ratio is component / baseline.  Target
 (issue 5): under 200 ms per source (the generated sources are 224-320 px a side;
 the work grows with the pixel count, so the megapixel real images take longer).
@@ -66,10 +69,17 @@ _REAL = (
 )
 
 
+#: Real images derived in memory by the validation script's catalogue: (label, name).
+_DERIVED = (
+    ("real/CR RG1_UNCR half", "RG1_UNCR.dcm:half"),
+    ("real/US ALOKA scan area", "gdcm-US-ALOKA-16.dcm:scan[95:415,345:600]"),
+)
+
+
 def _real_sources() -> list[tuple[str, bytes]]:
     """The real images whose package is installed (files shipped in it; no download)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from validation.burned_in import real_file
+    from validation.burned_in import real_file, text_free_images
 
     sources = []
     for label, package, name in _REAL:
@@ -77,14 +87,42 @@ def _real_sources() -> list[tuple[str, bytes]]:
             sources.append((label, real_file(package, name).read_bytes()))
         except KeyError:
             print(f"skipped {label}: install the dev extra")
+    try:
+        derived = {
+            image.name: (f"{image.display.shape[0]}x{image.display.shape[1]}", image.asset)
+            for image in text_free_images()
+        }
+    except KeyError:
+        print("skipped the derived real images: install the dev extra")
+        return sources
+    sources += [(f"{label} {derived[name][0]}", derived[name][1]) for label, name in _DERIVED]
     return sources
+
+
+def _real_paper_pages(seed: int) -> list[tuple[str, bytes]]:
+    """Forms laid on scikit-image's real photographed page, when scikit-image is installed."""
+    try:
+        from skimage import data
+    except ImportError:
+        print("skipped forms on real paper: install the dev extra")
+        return []
+    scan = data.page()  # type: ignore[no-untyped-call]
+    return [
+        (
+            f"real paper/{ink}/scan",
+            generate_form_grounding(
+                seed, "nominal", ink=ink, acquisition="scan", paper_scan=scan
+            ).asset,
+        )
+        for ink in ("dark", "pencil")
+    ]
 
 
 def main() -> int:
     args = arguments(__doc__)
     rows: list[Row] = []
-    for slice_name in SLICES:
-        page = generate_form_grounding(args.seed, slice_name).asset
+    pages = [(name, generate_form_grounding(args.seed, name).asset) for name in SLICES]
+    for slice_name, page in pages + _real_paper_pages(args.seed):
         base = median_ms(functools.partial(_decode_png_grey, page), args.repeat)
         rows += time_configs(
             forms,

@@ -437,13 +437,13 @@ def _rendered_targets(
                 )
             )
         limit = 0.05 if label == "A" else 0.10
-        rate = analysed_missed / analysed
+        rate = missed / strings
         targets.append(
             Target(
-                f"rendered strings at contrast >= 0.12 on images analysed, config {label}: "
+                f"rendered strings at contrast >= 0.12, abstentions counted, config {label}: "
                 f"missed < {limit:.0%}",
-                f"{rate:.1%} ({analysed_missed}/{analysed}); {missed / strings:.1%} "
-                f"({missed}/{strings}) with the abstentions (too noisy for such text)",
+                f"{rate:.1%} ({missed}/{strings}); {analysed_missed / analysed:.1%} "
+                f"({analysed_missed}/{analysed}) on the images analysed",
                 rate < limit,
             )
         )

@@ -78,6 +78,10 @@ MIN_IMAGE_SIDE = 16
 
 #: A band beside a text line may hold up to this many lines that could not be told apart.
 _BLOCK_LINES = 4
+#: Side, in background tiles, of the neighbourhood whose calmer quarter sets the local levels.
+_LOCAL_TILES = 9
+#: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
+_CALM_RATIO = 0.35
 
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
 _UNDECODABLE = "the image could not be decoded"
@@ -303,24 +307,26 @@ def _normalised(decoded: _Decoded) -> FloatImage:
     return 1.0 - scaled if decoded.inverted else scaled
 
 
-def _background_sample(energy: FloatImage, tile: int) -> FloatImage:
+def _tiles(energy: FloatImage, tile: int) -> FloatImage:
+    """The energy cut into ``tile`` x ``tile`` tiles: (tile rows, tile columns, pixels)."""
+    rows, cols = energy.shape[0] // tile, energy.shape[1] // tile
+    tiles: FloatImage = (
+        energy[: rows * tile, : cols * tile]
+        .reshape(rows, tile, cols, tile)
+        .transpose(0, 2, 1, 3)
+        .reshape(rows, cols, tile * tile)
+    )
+    return tiles
+
+
+def _quiet_sample(tiles: FloatImage, tile_median: FloatImage) -> FloatImage:
     """The energy of the quieter half of the image: tiles whose median is at most the median tile.
 
     Text is printed where it can be read — on air, a flat border or a smooth patch —
     so the levels follow that background, not the anatomy's texture (which the
-    text-line tests below reject). An image smaller than two tiles is sampled whole.
+    text-line tests below reject).
     """
-    rows, cols = energy.shape[0] // tile, energy.shape[1] // tile
-    if rows * cols < 2:
-        return energy.ravel()
-    tiles = (
-        energy[: rows * tile, : cols * tile]
-        .reshape(rows, tile, cols, tile)
-        .transpose(0, 2, 1, 3)
-        .reshape(rows * cols, tile * tile)
-    )
-    medians = np.median(tiles, axis=1)
-    quiet: FloatImage = tiles[medians <= np.median(medians)].ravel()
+    quiet: FloatImage = tiles[tile_median <= np.median(tile_median)].ravel()
     return quiet
 
 
@@ -332,8 +338,9 @@ def _robust_spread(sample: FloatImage) -> tuple[float, float]:
 
 def _row_crossings(strokes: BoolImage) -> NDArray[np.int64]:
     """Stroke starts met along each row: text crosses about two per glyph."""
-    padded = np.pad(strokes, ((0, 0), (1, 0)))
-    crossings: NDArray[np.int64] = np.sum(padded[:, 1:] & ~padded[:, :-1], axis=1)
+    crossings: NDArray[np.int64] = strokes[:, :1].sum(axis=1) + np.sum(
+        strokes[:, 1:] & ~strokes[:, :-1], axis=1
+    )
     return crossings
 
 
@@ -381,7 +388,7 @@ class _Detection:
 
 
 def _along_line(
-    energy: FloatImage, level: float, where: tuple[slice, slice], gap: float
+    energy: FloatImage, level: FloatImage, where: tuple[slice, slice], gap: float
 ) -> tuple[int, int]:
     """Columns of a text line: the line's, extended left and right over faint glyphs.
 
@@ -391,7 +398,7 @@ def _along_line(
     glyph) are bridged. The line grows by at most its own width on each side:
     enough for the faint half of a line, not a walk along textured anatomy.
     """
-    profile: BoolImage = np.any(energy[where[0], :] >= level, axis=0)
+    profile: BoolImage = np.any(energy[where[0], :] >= level[where[0], :], axis=0)
     x0, x1 = where[1].start, where[1].stop
     reach = x1 - x0
     limit = int(gap)
@@ -412,9 +419,63 @@ def _along_line(
 
 @dataclass(frozen=True, slots=True)
 class _Levels:
-    extent: float
-    weak: float
-    strong: float
+    """Per-pixel extent, sensitive (weak) and masking (strong) levels of the text energy."""
+
+    extent: FloatImage
+    weak: FloatImage
+    strong: FloatImage
+
+
+def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]:
+    """The three levels per pixel, and the image's sensitive level (for the clutter rule).
+
+    The image's levels are ``median + k * spread`` of the quieter half's energy. A
+    *calm margin* gets its own: per tile, the median energy and its noise (1.4826 *
+    MAD within the tile); per neighbourhood of :data:`_LOCAL_TILES` tiles a side,
+    their calmer quarter (25th percentile; text covering up to half the neighbourhood
+    does not raise its own level). Where that neighbourhood's sensitive level is at
+    most :data:`_CALM_RATIO` of the image's, the margin is distinctly calmer than the
+    image — the black band beside an ultrasound fan, the air beside an MR — and text
+    printed there is measured against the margin's noise, not the image's; elsewhere
+    the image's levels hold (within-tile noise alone would read a uniformly textured
+    image as calmer than it is). Never below the floors; whatever a lower level raises
+    meets the same text-line tests as everywhere.
+    """
+    tile = config.background_tile_px
+    tiles = _tiles(energy, tile)
+    rows, cols = tiles.shape[:2]
+    tile_median = np.median(tiles, axis=2) if rows * cols >= 2 else None
+    # An image smaller than two tiles is sampled whole.
+    sample = energy.ravel() if tile_median is None else _quiet_sample(tiles, tile_median)
+    median, spread = _robust_spread(sample)
+    sigmas = (config.extent_sigmas, config.sensitive_sigmas, config.mask_sigmas)
+    floors = (config.extent_floor, config.sensitive_floor, config.mask_floor)
+    whole = [max(floor, median + k * spread) for k, floor in zip(sigmas, floors, strict=True)]
+    whole[1] = max(whole[0], whole[1])
+    whole[2] = max(whole[1], whole[2])
+    if tile_median is None or config.sensitive_floor > _CALM_RATIO * whole[1]:
+        # No neighbourhood can be a calm margin: its level never falls below the floor.
+        maps = [np.full(energy.shape, level) for level in whole]
+    else:
+        tile_noise = 1.4826 * np.median(np.abs(tiles - tile_median[..., None]), axis=2)
+        calm_median = ndimage.percentile_filter(tile_median, 25, size=_LOCAL_TILES, mode="nearest")
+        calm_noise = ndimage.percentile_filter(tile_noise, 25, size=_LOCAL_TILES, mode="nearest")
+        local = [
+            np.maximum(floor, calm_median + k * calm_noise)
+            for k, floor in zip(sigmas, floors, strict=True)
+        ]
+        local[1] = np.maximum(local[0], local[1])
+        local[2] = np.maximum(local[1], local[2])
+        calm = local[1] <= _CALM_RATIO * whole[1]
+        # Each pixel takes its tile's level; the rows and columns past the last whole
+        # tile take the last tile's.
+        tile_rows = np.minimum(np.arange(energy.shape[0]) // tile, rows - 1)
+        tile_cols = np.minimum(np.arange(energy.shape[1]) // tile, cols - 1)
+        maps = [
+            np.where(calm, grid, level).take(tile_rows, axis=0).take(tile_cols, axis=1)
+            for grid, level in zip(local, whole, strict=True)
+        ]
+    return _Levels(extent=maps[0], weak=maps[1], strong=maps[2]), whole[1]
 
 
 def _line_candidate(
@@ -456,7 +517,7 @@ def _line_candidate(
     lo, hi = max(0, band[0] - half_rows), min(inside.shape[0], band[1] + half_rows)
     where = (slice(blob[0].start + lo, blob[0].start + hi), blob[1])
     own = inside[lo:hi]
-    core = own & (energy[where] >= levels.weak)
+    core = own & (energy[where] >= levels.weak[where])
     if int(core.sum()) < config.min_candidate_px:
         return None
     line = (slice(top, bottom), blob[1])
@@ -479,7 +540,7 @@ def _line_candidate(
         return None
     region: Region | None = None
     if (
-        float(energy[where][own].max()) >= levels.strong
+        bool((energy[where] >= levels.strong[where])[own].any())
         and text_w >= config.min_aspect * text_h
         and crossings >= config.min_crossings
     ):
@@ -523,22 +584,17 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
     is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
-    median, spread = _robust_spread(_background_sample(energy, config.background_tile_px))
-    extent = max(config.extent_floor, median + config.extent_sigmas * spread)
-    weak = max(extent, config.sensitive_floor, median + config.sensitive_sigmas * spread)
-    strong = max(weak, config.mask_floor, median + config.mask_sigmas * spread)
-    levels = _Levels(extent=extent, weak=weak, strong=strong)
-    blobs, _ = ndimage.label(energy > extent)
+    levels, weak = _levels(energy, config)
+    blobs, count = ndimage.label(energy > levels.extent)
+    # Pixels at or above the sensitive level, per blob, in one pass over the image:
+    # most blobs are specks of noise that never reach it.
+    sensitive = np.bincount(blobs[energy >= levels.weak], minlength=count + 1)
     found: list[_Candidate] = []
     pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]] = []
     for label, where in enumerate(ndimage.find_objects(blobs), start=1):
-        if where is None:
+        if where is None or sensitive[label] < max(1, config.min_candidate_px):
             continue
         inside = blobs[where] == label
-        if float(energy[where][inside].max()) < weak:
-            continue
-        if int((inside & (energy[where] >= weak)).sum()) < config.min_candidate_px:
-            continue
         strokes = _strokes(response[where], inside)
         for band in _line_bands(strokes):
             if band[1] - band[0] <= config.max_text_height:
@@ -652,11 +708,56 @@ def _merge_regions(regions: list[Region]) -> tuple[Region, ...]:
     return tuple(sorted(merged, key=lambda r: (r[1], r[0], r[3], r[2])))
 
 
+def _running(values: FloatImage, size: int, axis: int, *, dilate: bool) -> FloatImage:
+    """Running minimum (or maximum, ``dilate``) over ``size`` samples along ``axis``.
+
+    Exactly ``scipy.ndimage.grey_erosion`` / ``grey_dilation`` along one axis (mode
+    ``reflect``; an even window sits as SciPy places it), by window doubling: about
+    log2(size) whole-array ``np.minimum`` passes instead of SciPy's per-pixel loop.
+    """
+    op = np.maximum if dilate else np.minimum
+    count = values.shape[axis]
+    left = size // 2 - (1 if dilate and size % 2 == 0 else 0)
+    padding = [(0, 0), (0, 0)]
+    padding[axis] = (left, size - 1 - left)
+    run = np.pad(values, padding, mode="symmetric")
+
+    def part(start: int, length: int) -> FloatImage:
+        index = [slice(None), slice(None)]
+        index[axis] = slice(start, start + length)
+        window: FloatImage = run[tuple(index)]
+        return window
+
+    width = 1
+    while 2 * width <= size:
+        length = run.shape[axis] - width
+        run = op(part(0, length), part(width, length))
+        width *= 2
+    result: FloatImage = op(part(0, count), part(size - width, count))
+    return result
+
+
+def _square(values: FloatImage, size: int, *, dilate: bool) -> FloatImage:
+    """Grey erosion (or dilation) with a ``size`` x ``size`` square, one axis at a time."""
+    return _running(_running(values, size, 0, dilate=dilate), size, 1, dilate=dilate)
+
+
+def _tophats(smooth: FloatImage, size: int) -> tuple[FloatImage, FloatImage]:
+    """White and black top-hats with a ``size`` square, equal to SciPy's, in one pass each way.
+
+    The white top-hat is the image minus its opening (erosion, then dilation), the
+    black one its closing (dilation, then erosion) minus the image.
+    """
+    white = smooth - _square(_square(smooth, size, dilate=False), size, dilate=True)
+    black = _square(_square(smooth, size, dilate=True), size, dilate=False) - smooth
+    return white, black
+
+
 def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
     smooth = ndimage.gaussian_filter(image, config.smooth_sigma) if config.smooth_sigma else image
-    size = (config.tophat_px, config.tophat_px)
-    bright, bright_cluttered = _candidates(ndimage.white_tophat(smooth, size=size), config)
-    dark, dark_cluttered = _candidates(ndimage.black_tophat(smooth, size=size), config)
+    white, black = _tophats(smooth, config.tophat_px)
+    bright, bright_cluttered = _candidates(white, config)
+    dark, dark_cluttered = _candidates(black, config)
     candidates = bright + dark
     regions = _merge_regions([c.region for c in candidates if c.region is not None])
     masked = np.zeros(image.shape, dtype=bool)

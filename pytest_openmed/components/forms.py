@@ -253,6 +253,16 @@ _MAX_MARK_CANDIDATES = 4096
 _PLACEHOLDER_MARGIN_PX = 3
 #: The print level of a placeholder box is this quantile of its darkness (its peak).
 _PRINT_QUANTILE = 0.995
+#: Flat-fielding: the paper level is measured per block of this side (px), as a high
+#: quantile of its grey levels (a block is mostly paper), then median-filtered over
+#: this many blocks (a block inside a registration mark or dense ink is an outlier).
+_PAPER_BLOCK_PX = 16
+_PAPER_QUANTILE = 90.0
+_PAPER_FILTER_BLOCKS = 5
+#: A page whose paper level varies by more than this many grey levels across it (a
+#: photographed or shaded scan) is flattened before it is read; a flatbed scan's
+#: few levels of falloff are left as they are.
+_MAX_PAPER_VARIATION = 12.0
 #: The boundary ring runs from this many pixels outside the outline ...
 RING_INNER_PX = 4
 #: ... to this many; nothing is printed there, so ink in it crossed the boundary.
@@ -407,6 +417,42 @@ def _decode_png(asset: bytes) -> GreyImage:
     # Element-wise over the three planes: a reduction along the short last axis is slow.
     darkest: GreyImage = np.minimum(np.minimum(rgb[..., 0], rgb[..., 1]), rgb[..., 2])
     return darkest
+
+
+def _flat_field(grey: GreyImage) -> GreyImage:
+    """The page with uneven illumination divided out, if its paper level varies much.
+
+    Shading scales paper and ink alike (a reflectance seen under less light), so the
+    page is divided by its paper level, measured block by block and interpolated
+    bilinearly, and scaled back to the median paper level. Without this a shaded
+    corner reads as ink everywhere (darkness is measured from one paper level) and
+    its registration marks drown in it.
+    """
+    block = _PAPER_BLOCK_PX
+    height, width = grey.shape
+    rows, cols = height // block, width // block
+    if rows < 3 or cols < 3:
+        return grey
+    blocks = (
+        grey[: rows * block, : cols * block]
+        .reshape(rows, block, cols, block)
+        .transpose(0, 2, 1, 3)
+        .reshape(rows, cols, block * block)
+    )
+    level = ndimage.median_filter(
+        np.percentile(blocks, _PAPER_QUANTILE, axis=2), size=_PAPER_FILTER_BLOCKS, mode="nearest"
+    )
+    if float(level.max() - level.min()) <= _MAX_PAPER_VARIATION:
+        return grey
+    # Block centres -> pixel centres, bilinear, held constant past the outer centres.
+    y = np.clip((np.arange(height) + 0.5) / block - 0.5, 0.0, rows - 1.0)
+    x = np.clip((np.arange(width) + 0.5) / block - 0.5, 0.0, cols - 1.0)
+    field = ndimage.map_coordinates(
+        level, np.meshgrid(y, x, indexing="ij"), order=1, mode="nearest"
+    )
+    flat = grey * (float(np.median(level)) / np.maximum(field, 1.0))
+    flattened: GreyImage = np.clip(np.rint(flat), 0, 255).astype(np.uint8)
+    return flattened
 
 
 # --------------------------------------------------------------------------- registration
@@ -655,7 +701,7 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
     check_asset(asset)
     if type(config) is not FormsConfig:
         raise TypeError("config must be a FormsConfig")
-    grey = _decode_png(asset)
+    grey = _flat_field(_decode_png(asset))
     template = config.template
     registration = _register(grey, config)
     if registration is None:

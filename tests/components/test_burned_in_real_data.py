@@ -121,15 +121,28 @@ def test_every_identifier_of_the_real_ultrasound_banner_is_masked() -> None:
         assert all((token & masked).sum() >= MISS_FRACTION * token.sum() for token in banner)
 
 
-def test_text_too_faint_for_a_speckled_ultrasound_is_an_abstention_not_a_silent_miss() -> None:
-    """Contrast-0.12 lines on real ultrasound speckle stay under the sensitive level; with
-    the clutter limit at 0.08 they were missed without a flag (now 0.06, the energy such
-    text reaches), so the component abstains."""
-    image = text_free_image("gdcm-US-ALOKA-16.dcm:scan[95:415,50:330]")
+@pytest.mark.parametrize(
+    ("background", "seed"),
+    [
+        ("gdcm-US-ALOKA-16.dcm:scan[95:415,50:330]", 257),
+        ("gdcm-US-ALOKA-16.dcm:scan[95:415,345:600]", 257),
+        ("gdcm-US-ALOKA-16.dcm:scan[95:415,345:600]", 2),
+    ],
+)
+def test_faint_text_on_the_calm_margin_of_a_speckled_ultrasound_is_masked(
+    background: str, seed: int
+) -> None:
+    """Contrast-0.12 lines in the black band beside a real ultrasound fan: against the
+    image's (speckle) levels they stayed under the sensitive level, unmasked (the image
+    abstains as cluttered, so 5.8 % of rendered strings were missed under A counting
+    abstentions). Measured against the calm margin's own noise, they are masked; the
+    image still abstains (its speckle could hide such text elsewhere)."""
+    image = text_free_image(background)
     source = render_on_background(
-        image.display, 257, carrier="dicom16", font_px=12, contrast=0.12, lines=3, pitch=15
+        image.display, seed, carrier="dicom16", font_px=12, contrast=0.12, lines=3, pitch=15
     )
     assert source is not None
     for config in (CONFIG_A, CONFIG_B):
         output = run(source.asset, config)
         assert output.abstained and output.abstain_reason == "cluttered_background"
+        assert min(identifier_coverage(source.truth, output.output["regions"])) >= MISS_FRACTION

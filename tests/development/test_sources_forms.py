@@ -218,3 +218,39 @@ def test_unknown_inks_and_acquisitions_are_refused(kwargs: dict[str, Any]) -> No
         generate_form_grounding(0, "nominal", **kwargs)
     with pytest.raises(TypeError):
         generate_form_grounding(0, "nominal", font=b"/no/such/font")  # type: ignore[arg-type]
+
+
+def _real_paper() -> np.ndarray[Any, Any]:
+    from skimage import data
+
+    page: np.ndarray[Any, Any] = data.page()  # type: ignore[no-untyped-call]
+    return page
+
+
+def test_a_form_on_real_paper_keeps_its_truth_and_gains_shading_and_bleed_through() -> None:
+    plain = generate_form_grounding(3, "nominal")
+    real = generate_form_grounding(3, "nominal", paper_scan=_real_paper())
+    assert real.truth == plain.truth
+    assert real.asset == generate_form_grounding(3, "nominal", paper_scan=_real_paper()).asset
+    grey, before = _grey(real).astype(float), _grey(plain).astype(float)
+    # Shading: the real page's falloff darkens whole regions of paper, not a few levels.
+    blocks = grey[:784, :624].reshape(49, 16, 39, 16).max(axis=(1, 3))
+    assert blocks.max() - blocks.min() > 40
+    # Bleed-through: faint structure where the plain page is blank paper.
+    blank = before == np.median(before)
+    assert np.std(grey[blank]) > np.std(before[blank]) + 2.0
+
+
+@pytest.mark.parametrize(
+    "scan",
+    [
+        np.zeros((10, 400)),
+        np.zeros((64, 64, 3)),
+        np.full((64, 64), 300.0),
+        np.full((64, 64), np.nan),
+        [[0] * 64] * 64,
+    ],
+)
+def test_an_unusable_paper_scan_is_refused(scan: Any) -> None:
+    with pytest.raises(ValueError, match="paper_scan"):
+        generate_form_grounding(1, "nominal", paper_scan=scan)

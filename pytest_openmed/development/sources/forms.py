@@ -29,6 +29,15 @@ script sweeps them); ``font`` renders the entries with a TrueType file instead
 of Pillow's bundled font (the default, so the bytes are the same on every
 machine).
 
+``paper_scan`` puts the form on real paper: a caller's real scanned or
+photographed page (grey, 2-D; the validation script passes scikit-image's
+``page``) lends the form its **illumination** (the page's paper level, its
+printed text closed away, stretched over the form: a shading up to the page's
+own), its **grain** (the paper's fine texture at its own scale, tiled by
+reflection) and **bleed-through** (the page's print, mirrored as seen through
+the sheet, blurred and faint, over boxes and all). None of it changes a field's
+truth: print showing through an empty box leaves it empty.
+
 Truth: ``fields`` {name: {``state``: checked / filled / empty / ambiguous,
 ``box``: [x0, y0, x1, y1], ``entry``: long / short / none}} (the outline's
 axis-aligned box in the image), the applied ``transform``, ``ink`` and
@@ -44,6 +53,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from scipy import ndimage
 
 from pytest_openmed.components.forms import (
     DEFAULT_TEMPLATE,
@@ -76,6 +86,15 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _SHORT_ENTRIES = ("5 mg", "nil", "none", "n/a", "2x/d", "10 ml", "PRN", "yes", "no", "0.5 g")
 #: Grey hint text a blank form prints in its placeholder boxes.
 _HINTS = ("if any", "optional", "dose, frequency", "block capitals", "see overleaf", "or none")
+
+#: Bleed-through strength (a share of the real print's darkness: office paper is about
+#: 90 % opaque) and blur (px).
+_BLEED_STRENGTH = (0.04, 0.12)
+_BLEED_BLUR_PX = 1.2
+#: Shading strength: the share of the real page's illumination falloff laid on the form.
+_SHADING_STRENGTH = (0.5, 1.0)
+#: Closing window (px) that removes the real page's print to leave its paper.
+_PAPER_CLOSING_PX = 9
 
 Point = tuple[float, float]
 Layer = NDArray[np.float64]
@@ -325,6 +344,57 @@ def _composite(
     return result
 
 
+def _reflect_tile(layer: Layer, shape: tuple[int, int]) -> Layer:
+    """``layer`` repeated by reflection (no seams) to cover ``shape``, at its own scale."""
+    rows = -(-shape[0] // layer.shape[0])
+    cols = -(-shape[1] // layer.shape[1])
+    row_blocks = [
+        np.concatenate([_flip(layer, i, j) for j in range(cols)], axis=1) for i in range(rows)
+    ]
+    tiled: Layer = np.concatenate(row_blocks, axis=0)[: shape[0], : shape[1]]
+    return tiled
+
+
+def _flip(layer: Layer, i: int, j: int) -> Layer:
+    flipped: Layer = layer[:: -1 if i % 2 else 1, :: -1 if j % 2 else 1]
+    return flipped
+
+
+def _paper_scan(value: object) -> Layer | None:
+    """A caller's real page as floats, checked: 2-D, at least 32 px a side, values 0-255."""
+    if value is None:
+        return None
+    if not isinstance(value, np.ndarray) or value.ndim != 2 or min(value.shape) < 32:
+        raise ValueError("paper_scan must be a grey (2-D) image at least 32 px a side")
+    scan = value.astype(np.float64)
+    if not np.isfinite(scan).all() or scan.min() < 0.0 or scan.max() > 255.0:
+        raise ValueError("paper_scan values must lie between 0 and 255")
+    return scan
+
+
+def _on_real_paper(page: Image.Image, scan: Layer, rng: np.random.Generator) -> Image.Image:
+    """The page laid on the real paper of ``scan``: its shading, grain and bleed-through."""
+    paper = ndimage.grey_closing(scan, size=(_PAPER_CLOSING_PX, _PAPER_CLOSING_PX))
+    level = float(np.percentile(paper, 99))
+    smooth = ndimage.gaussian_filter(paper, 4.0)
+    width, height = page.size
+    falloff = np.asarray(
+        Image.fromarray(smooth / level).resize((width, height), Image.Resampling.BILINEAR),
+        dtype=np.float64,
+    )
+    shading = 1.0 - rng.uniform(*_SHADING_STRENGTH) * (1.0 - np.clip(falloff, 0.0, 1.0))
+    grain = _reflect_tile(paper / np.maximum(smooth, 1.0), (height, width))
+    show = ndimage.gaussian_filter(np.maximum(paper - scan, 0.0)[:, ::-1], _BLEED_BLUR_PX)
+    bleed = rng.uniform(*_BLEED_STRENGTH) * _reflect_tile(show, (height, width))
+    values = np.asarray(page, dtype=np.float64)
+    light = shading * grain
+    if values.ndim == 3:
+        values = values * light[..., None] - bleed[..., None]
+    else:
+        values = values * light - bleed
+    return Image.fromarray(np.clip(np.rint(values), 0, 255).astype(np.uint8))
+
+
 def _acquire(
     page: Image.Image, rng: np.random.Generator, acquisition: str, paper: int
 ) -> Image.Image:
@@ -358,12 +428,14 @@ def generate_form_grounding(
     ink: str | None = None,
     acquisition: str | None = None,
     font: str | None = None,
+    paper_scan: NDArray[Any] | None = None,
 ) -> GeneratedSource:
     """Render one synthetic form PNG and the truth of every field.
 
     ``rotation_deg`` overrides the slice's rotation (for probing registration
     limits); ``ink`` and ``acquisition`` override the slice's choice; ``font``
-    is a TrueType file for the written entries.
+    is a TrueType file for the written entries; ``paper_scan`` a real grey page
+    whose paper the form is laid on (see the module docstring).
     """
     slice_name = check_slice(slice)
     if type(seed) is not int or seed < 0:
@@ -378,6 +450,7 @@ def generate_form_grounding(
     _check_choice(acquisition, ACQUISITIONS, "acquisition")
     if font is not None and type(font) is not str:
         raise TypeError("font must be the path of a TrueType file")
+    scan = _paper_scan(paper_scan)
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name]])
     paper = int(rng.integers(240, 253))
     ink_level = int(rng.integers(10, 45))
@@ -477,6 +550,8 @@ def generate_form_grounding(
         resample=Image.Resampling.BILINEAR,
         fillcolor=paper if page.mode == "L" else (paper,) * 3,
     )
+    if scan is not None:
+        page = _on_real_paper(page, scan, rng)
     page = _acquire(page, rng, acquisition_name, paper)
     out = io.BytesIO()
     page.save(out, format="PNG")
