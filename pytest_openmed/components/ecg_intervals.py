@@ -22,14 +22,19 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
 5. **Boundaries**: QRS onset / offset on the spatial velocity (sum over leads of
    |slope|) where it has stayed within 7 % of its QRS peak for 20 ms; P onset
    against a straight TP-to-PR baseline per lead, at half the P height moved
-   along the tangent, for a P wave that is a wave, stands alone and recurs beat
-   by beat; T offset on the amplitude envelope where its descent after its
-   steepest point slows to 10 %.  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` =
-   QRS offset − QRS onset, ``qt_ms`` = T offset − QRS onset.
+   along the tangent, for a P wave that is a wave, stands alone, rises from a
+   quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS
+   (a PR exists only when one P wave conducts to each QRS: not in fibrillation
+   or flutter); T offset per lead by the trapezium-area method after the
+   lead's largest deviation from its ST-to-TP line, the median over the leads
+   whose T wave is not flat (under a tenth of the QRS height: its end cannot
+   be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
+   QRS onset, ``qt_ms`` = T offset − QRS onset.
 6. **Consistency**: a candidate outside its plausible range, a QT reaching
    0.9 × RR or a PR + QT reaching RR is ``null`` with its reason in
-   ``null_reasons`` (a check, never a clamp); ``candidate_leads`` says how many
-   leads each candidate rests on.
+   ``null_reasons`` (a check, never a clamp), as is a QT whose T waves are all
+   flat (``wave_too_small``); ``candidate_leads`` says how many leads each
+   candidate rests on.
 
 Every number is a *candidate* for evaluation pipelines, never a measurement
 for care.
@@ -74,7 +79,13 @@ PLAUSIBLE_MS = {"pr_ms": (60.0, 400.0), "qrs_ms": (40.0, 200.0), "qt_ms": (150.0
 #: QT must end before this share of the typical RR (the next beat's P wave comes after it).
 MAX_QT_OF_RR = 0.9
 #: Why a candidate is ``null`` (closed vocabulary), in ``null_reasons``.
-NULL_REASONS = ("not_found", "out_of_range", "inconsistent_with_rr", "depends_on_qrs")
+NULL_REASONS = (
+    "not_found",
+    "wave_too_small",
+    "out_of_range",
+    "inconsistent_with_rr",
+    "depends_on_qrs",
+)
 _INTERVALS = ("pr_ms", "qrs_ms", "qt_ms")
 _RATE_RANGE_BPM = (30.0, 240.0)
 _REFRACTORY_S = 0.25
@@ -86,6 +97,20 @@ _P_MIN_OF_QRS = 0.03
 _P_MAX_HALF_WIDTH_S = 0.12
 #: ... and each beat's P stretch correlates with the median one at least this much.
 _P_CONSISTENCY = 0.5
+#: ... rises from at least this much quiet baseline (s) ...
+_P_LEAD_IN_S = 0.01
+#: ... and peaks, beat by beat, within this of the median beat's P peak (s).
+_P_JITTER_S = 0.03
+#: The T wave's return is sought, and flattens, within this (s).
+_T_RETURN_S = 0.15
+#: A lead's T wave is located only when it stands this share of the lead's QRS height off the
+#: ST-to-TP line (a lower T wave is what readers call flat: its end cannot be placed).
+_T_MIN_OF_QRS = 0.1
+#: A ventricular pacing stimulus lies this close before R (s), at a place fixed within
+#: _STIMULUS_JITTER_S for half the beats; the QRS boundaries ignore ±_STIMULUS_BLANK_S of it.
+_STIMULUS_REACH_S = 0.25
+_STIMULUS_JITTER_S = 0.01
+_STIMULUS_BLANK_S = 0.02
 _MIN_BEATS = 3
 _DECIMALS = 1
 
@@ -227,59 +252,77 @@ def _template(
     return _Template(beats=np.median(each, axis=1), r=pre, fs=fs, each=each)
 
 
-def _boundary(
-    envelope: npt.NDArray[np.float64], peak: int, limit: int, fraction: float, h: int
-) -> float | None:
-    """Where a wave peaking at ``peak`` ends, searching towards ``limit`` (inclusive).
+def _lead_t_end(
+    lead: npt.NDArray[np.float64], j: int, t_from: int, t_to: int, last: int, fs: float
+) -> tuple[float, float] | None:
+    """One lead's T offset (trapezium-area method) and its T amplitude, or ``None``.
 
-    The floor is the envelope's minimum between the peak and the limit (the
-    isoelectric level on that side, whatever residual offset it carries); the
-    first sample at or below ``floor + fraction × (peak − floor)`` is moved
-    along the local tangent to where it meets the floor.  Returns a
-    fractional sample index, or ``None`` when there is nothing to search.
+    The T peak is the largest deviation within ``[t_from, t_to]`` from the
+    straight line joining the lead's level at the J point ``j`` (QRS offset) to
+    its level at ``t_to`` (so an ST segment above or below the baseline is not
+    taken for the T wave); the steepest point of the T wave's return after it
+    is found within 150 ms and by ``t_to`` (so the next P wave's descent is
+    not taken for it); the T offset is where the trapezium between that
+    point, the signal and a point 150 ms further has the largest area (Vázquez-
+    Seisdedos et al. 2011) -- where the return flattens, whatever the level it
+    returns to.
     """
-    step = 1 if limit > peak else -1
-    span = envelope[peak : limit + step : step] if limit >= 0 or step > 0 else envelope[peak::-1]
-    if span.shape[0] < 2:
+    if t_to - t_from < 2 or t_from <= j:
         return None
-    floor = float(span.min())
-    level = floor + fraction * (float(envelope[peak]) - floor)
-    offset = int(np.argmax(span <= level))
-    index = peak + step * offset
-    before, after = index - step * h, index + step * h
-    if not (0 <= before < envelope.shape[0] and 0 <= after < envelope.shape[0]):
-        return float(index)
-    descent = float(envelope[before] - envelope[after]) / (2 * h)
-    if descent <= 0.0:
-        return float(index)
-    shift = min((float(envelope[index]) - floor) / descent, 2.0 * h)
-    return float(index + step * max(shift, 0.0))
+    segment = lead[j : t_to + 1]
+    line = np.linspace(float(segment[0]), float(segment[-1]), segment.shape[0])
+    deviation = (segment - line)[t_from - j :]
+    peak_at = int(np.argmax(np.abs(deviation)))
+    amplitude = float(abs(deviation[peak_at]))
+    polarity = 1.0 if deviation[peak_at] > 0 else -1.0
+    peak = t_from + peak_at
+    reach = round(_T_RETURN_S * fs)
+    stop = min(t_to, peak + reach)
+    if stop - peak < 3:
+        return None
+    fall = -polarity * np.gradient(lead[peak : stop + 1])
+    steepest = peak + int(np.argmax(fall))
+    if fall[steepest - peak] <= 0.0:
+        return None
+    right = min(last, steepest + reach)
+    if right - steepest < 2:
+        return None
+    xi = np.arange(steepest, right + 1)
+    area = polarity * (lead[steepest] - lead[xi]) * (2 * right - xi - steepest)
+    return float(steepest + int(np.argmax(area))), amplitude
 
 
-def _t_offset(
-    envelope: npt.NDArray[np.float64], peak: int, limit: int, reach: int, h: int
-) -> float | None:
-    """End of the T wave: where the envelope's descent after its steepest point slows to 10 %.
+def _t_end(
+    beats: npt.NDArray[np.float64],
+    qrs: tuple[float, float],
+    t_from: int,
+    t_to: int,
+    fs: float,
+) -> tuple[float | None, str | None]:
+    """T offset of the median beats: the median of the leads' own T offsets, or why there is none.
 
-    A slope criterion, unlike a level criterion, is indifferent to the offset
-    between the TP and PR levels and to slow tails (U waves) after the T wave.
-    The steepest point is sought up to ``limit`` (so the next P wave's descent
-    cannot be taken for it); the slow-down may lie up to ``reach``, since at
-    fast rates a T wave can end a few milliseconds before ``limit``.  The first
-    slow-down is taken, so a wider ``reach`` changes no offset found before ``limit``.
+    Each lead whose T wave stands at least a tenth of its QRS height off the
+    ST-to-TP line gives its T offset (:func:`_lead_t_end`); the median of those
+    is robust to the few leads whose T wave ends early or late (a U wave, a lead
+    near the T axis' perpendicular).  No such lead: ``wave_too_small`` when T
+    waves were seen but all are flat, else ``not_found``.
     """
-    span = envelope[peak : max(limit, reach) + 1]
-    searched = limit + 1 - peak - 2 * h  # descents whose window ends by ``limit``
-    if searched <= 1:
-        return None
-    descent = (span[: -2 * h] - span[2 * h :]) / (2 * h)  # at span index i + h
-    steepest = int(np.argmax(descent[:searched]))
-    if descent[steepest] <= 0.0:
-        return None
-    slow = np.flatnonzero(descent[steepest:] <= 0.1 * descent[steepest])
-    if slow.size == 0:
-        return None
-    return float(peak + h + steepest + int(slow[0]))
+    if t_to - t_from < round(0.04 * fs):
+        return None, "not_found"
+    qrs_on, qrs_off = math.floor(qrs[0]), math.ceil(qrs[1])
+    last = beats.shape[1] - 1
+    ends: list[float] = []
+    seen = False
+    for lead in beats:
+        found = _lead_t_end(lead, qrs_off, t_from, t_to, last, fs)
+        if found is None:
+            continue
+        seen = True
+        if found[1] >= _T_MIN_OF_QRS * float(np.ptp(lead[qrs_on : qrs_off + 1])):
+            ends.append(found[0])
+    if not ends:
+        return None, ("wave_too_small" if seen else "not_found")
+    return float(np.median(ends)), None
 
 
 def _quiet_run(below: npt.NDArray[np.bool_], start: int, stop: int, run: int) -> int | None:
@@ -299,24 +342,31 @@ def _quiet_run(below: npt.NDArray[np.bool_], start: int, stop: int, run: int) ->
     return None
 
 
-def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[float, float] | None:
+def _qrs_bounds(
+    beats: npt.NDArray[np.float64], r: int, fs: float, stimulus: int | None = None
+) -> tuple[float, float] | None:
     """QRS onset and offset (samples) on the spatial velocity of the median beats.
 
     The spatial velocity (the sum over leads of |slope|, over 10 ms) is high only
     in the QRS, whatever the ST level or a lead's baseline offset: the QRS ends,
     on either side of its fastest point near R, where the velocity has stayed
     within 7 % of its QRS peak above the recording's quiet level (the template's
-    20th percentile) for 20 ms.  Searched up to 250 ms either side of R.
+    20th percentile) for 20 ms.  Searched up to 250 ms either side of R.  A
+    pacing stimulus at index ``stimulus`` is no part of the QRS (readers start a
+    paced QRS after it): the velocity within 20 ms of it counts as quiet.
     """
     from scipy import ndimage
 
     velocity = ndimage.uniform_filter1d(
         np.abs(np.gradient(beats, axis=1)).sum(axis=0) * fs, size=max(1, round(0.01 * fs))
     )
+    floor = float(np.quantile(velocity, 0.2))
+    if stimulus is not None:
+        blank = round(_STIMULUS_BLANK_S * fs)
+        velocity[max(0, stimulus - blank) : max(0, stimulus + blank + 1)] = floor
     reach = round(0.06 * fs)
     low = max(0, r - reach)
     peak = low + int(np.argmax(velocity[low : r + reach + 1]))
-    floor = float(np.quantile(velocity, 0.2))
     below = velocity <= floor + _QRS_VELOCITY_FRACTION * (float(velocity[peak]) - floor)
     run = max(2, round(0.02 * fs))
     span = round(0.25 * fs)
@@ -330,17 +380,19 @@ def _qrs_bounds(beats: npt.NDArray[np.float64], r: int, fs: float) -> tuple[floa
 def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) -> float | None:
     """P onset (fractional sample) in ``[start, qrs_on)``, or ``None`` when there is no P wave.
 
-        Each lead's baseline is the straight line from its level at ``start`` (after
-        the previous T wave) to its level at QRS onset, so a PR segment standing
-        apart from the TP segment moves no boundary.  The P wave is the largest
-        deflection from that line ending 20 ms before the QRS; its onset is where it
-        falls to half its height, moved along the tangent there to its floor.  It
-        is a P wave only if it stands 3 % of the QRS height above its floor, falls
-        back under half its height before the QRS within 120 ms of rising above it
-    (a wave, not a step or a drift), stands
-        alone (the stretch before it stays under half its height: flutter waves do
-        not), and is there beat by beat (the median correlation of each beat's P
-        stretch with the median one is at least 0.5: fibrillation waves are not).
+    Each lead's baseline is the straight line from its level at ``start`` (after
+    the previous T wave) to its level at QRS onset, so a PR segment standing
+    apart from the TP segment moves no boundary.  The P wave is the largest
+    deflection from that line ending 20 ms before the QRS; its onset is where it
+    falls to half its height, moved along the tangent there to its floor.  It
+    is a P wave only if it stands 3 % of the QRS height above its floor, falls
+    back under half its height before the QRS within 120 ms of rising above it
+    (a wave, not a step or a drift), stands alone (the stretch before it stays
+    under half its height: flutter waves do not), rises from at least 10 ms of
+    quiet baseline (in 2:1 flutter the wave locked to the QRS rises straight
+    out of the T wave), is there beat by beat (the median correlation of each
+    beat's P stretch with the median one is at least 0.5: fibrillation waves
+    are not) and keeps a fixed relation to the QRS (:func:`_fixed_beat_by_beat`).
     """
     fs, beats = template.fs, template.beats
     width = max(1, round(0.01 * fs))
@@ -370,13 +422,38 @@ def _p_onset(template: _Template, start: int, qrs_on: int, qrs_height: float) ->
     wave = (start + max(0, crossing - half_width), start + min(stop - start, peak + half_width))
     if not _present_beat_by_beat(template, *wave):
         return None
+    if not _fixed_beat_by_beat(template, start, qrs_on, stop, start + peak):
+        return None
     h = max(1, round(0.01 * fs))
     onset = float(crossing)
     if h <= crossing < envelope.shape[0] - h:
         slope = float(envelope[crossing + h] - envelope[crossing - h]) / (2 * h)
         if slope > 0.0:
             onset -= min((float(envelope[crossing]) - floor) / slope, 0.06 * fs)
-    return start + max(onset, 0.0)
+    if onset < _P_LEAD_IN_S * fs:
+        return None  # no quiet baseline before it: it goes on from the T wave (flutter)
+    return start + onset
+
+
+def _fixed_beat_by_beat(template: _Template, start: int, qrs_on: int, stop: int, peak: int) -> bool:
+    """Whether each beat's own largest atrial deflection lies where the median beat's P peaks.
+
+    A P wave conducted to the ventricles keeps a fixed relation to each QRS; the
+    largest deflection of fibrillation waves before each QRS wanders from beat
+    to beat.  Each beat's deflection is measured from its own straight baseline
+    like the median beat's; half the beats or more must peak within 30 ms of
+    the median beat's P peak (a broad P wave's top jitters by a few tens of ms).
+    """
+    fs = template.fs
+    width = max(1, round(0.01 * fs))
+    each = template.each[:, :, start:qrs_on]
+    before = each[:, :, :width].mean(axis=2)
+    after = each[:, :, -width:].mean(axis=2)
+    ramp = np.linspace(0.0, 1.0, qrs_on - start)
+    baseline = before[:, :, None] + (after - before)[:, :, None] * ramp[None, None, :]
+    envelope = np.abs(each - baseline).sum(axis=0)[:, : stop - start]
+    peaks = start + np.argmax(envelope, axis=1)
+    return float(np.median(np.abs(peaks - peak))) <= _P_JITTER_S * fs
 
 
 def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
@@ -394,10 +471,37 @@ def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
     return float(np.median(correlation)) >= _P_CONSISTENCY
 
 
-def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
-    """PR / QRS / QT candidates (ms) from the spatial envelope of the median beats."""
+def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
+    """How many samples before R a ventricular pacing stimulus lies, or ``None`` (not paced).
+
+    The last stimulus (:func:`.ecg_quality.stimulus_times`) within 250 ms before
+    each R peak; the beats are paced when half of them or more have one, at a
+    place fixed within 10 ms (the pacemaker's stimulus-to-QRS delay is fixed).
+    """
+    if stimuli.size == 0 or peaks.size == 0:
+        return None
+    reach = round(_STIMULUS_REACH_S * fs)
+    before = []
+    for peak in peaks:
+        near = stimuli[(stimuli <= peak) & (stimuli >= peak - reach)]
+        if near.size:
+            before.append(int(peak - near[-1]))
+    if 2 * len(before) < peaks.size:
+        return None
+    delay = float(np.median(before))
+    jitter = float(np.median(np.abs(np.asarray(before) - delay)))
+    return round(delay) if jitter <= _STIMULUS_JITTER_S * fs else None
+
+
+def _delineate(
+    template: _Template, rr_s: float, stimulus: int | None = None
+) -> tuple[dict[str, float | None], dict[str, str]]:
+    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
     fs, r, beats = template.fs, template.r, template.beats
-    none: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
+    none: tuple[dict[str, float | None], dict[str, str]] = (
+        {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
+        {},
+    )
     width = max(2, round(0.02 * fs))
     iso_from, iso_to = max(0, r - round(0.16 * fs)), r - round(0.03 * fs)
     if iso_to - iso_from <= width:
@@ -407,33 +511,30 @@ def _delineate(template: _Template, rr_s: float) -> dict[str, float | None]:
     iso_start = iso_from + int(np.argmin(np.convolve(slope, np.ones(width), mode="valid")))
     iso = beats[:, iso_start : iso_start + width].mean(axis=1)
     envelope = np.abs(beats - iso[:, None]).sum(axis=0)
-    h = max(1, round(0.01 * fs))
     last = envelope.shape[0] - 1
 
     reach = round(0.04 * fs)
     qrs_peak = max(0, r - reach) + int(np.argmax(envelope[max(0, r - reach) : r + reach + 1]))
-    bounds = _qrs_bounds(beats, r, fs)
+    bounds = _qrs_bounds(beats, r, fs, None if stimulus is None else r - stimulus)
     if bounds is None:
         return none
     qrs_on, qrs_off = bounds
     ms = 1000.0 / fs
 
-    t_end = None
     t_from = math.ceil(qrs_off) + round(0.04 * fs)
     t_to = min(last, r + round((0.85 * rr_s - 0.1) * fs))
-    if t_to - t_from >= round(0.04 * fs):
-        t_peak = t_from + int(np.argmax(envelope[t_from:t_to]))
-        t_end = _t_offset(envelope, t_peak, t_to, last, h)
+    t_end, t_reason = _t_end(beats, (qrs_on, qrs_off), t_from, t_to, fs)
 
     p_from = max(0, math.floor(qrs_on) - round(0.30 * fs))
     if t_end is not None:
         p_from = max(p_from, round(t_end - rr_s * fs + 0.02 * fs))
     p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
-    return {
+    found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
         "qt_ms": None if t_end is None else (t_end - qrs_on) * ms,
     }
+    return found, {"qt_ms": t_reason} if t_reason else {}
 
 
 # -- the component --------------------------------------------------------------
@@ -458,7 +559,7 @@ def _abstain(reason: str, lead: str | None, fs: float) -> ComponentOutput:
 
 
 def _checked(
-    found: Mapping[str, float | None], rr_ms: float
+    found: Mapping[str, float | None], rr_ms: float, missing: Mapping[str, str] | None = None
 ) -> tuple[dict[str, float | None], dict[str, str | None]]:
     """Null every candidate that is not physiologically possible, saying why.
 
@@ -466,7 +567,8 @@ def _checked(
     ``out_of_range``; a QT reaching 0.9 × the typical RR, or a PR + QT reaching
     the RR (the P wave would start before the previous T wave ends), is
     ``inconsistent_with_rr``; PR and QT are both measured from the QRS onset, so
-    when the QRS is not possible they are ``depends_on_qrs``.
+    when the QRS is not possible they are ``depends_on_qrs``.  A candidate that
+    was not measured is ``not_found`` unless ``missing`` says why (``wave_too_small``).
     """
     values: dict[str, float | None] = {}
     reasons: dict[str, str | None] = {}
@@ -474,7 +576,7 @@ def _checked(
         value = found[name]
         low, high = PLAUSIBLE_MS[name]
         if value is None or not math.isfinite(value):
-            values[name], reasons[name] = None, "not_found"
+            values[name], reasons[name] = None, (missing or {}).get(name, "not_found")
         elif not low <= value <= high:
             values[name], reasons[name] = None, "out_of_range"
         else:
@@ -521,6 +623,7 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     if fused is None:
         fused = ecg_quality.beat_times(waveform.samples[rows], fs)
     peaks = _r_peaks(fused, clean[used.index(lead)], fs)
+    stimuli = ecg_quality.stimulus_times(waveform.samples[rows], fs)
     peaks = peaks[~flat[peaks]]
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)
@@ -535,9 +638,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     typical_rr = float(np.median(rr[seen]))
     template = _template(clean, peaks, typical_rr, fs)
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
+    missing: dict[str, str] = {}
     if template is not None:
-        found = _delineate(template, typical_rr)
-    candidates, reasons = _checked(found, typical_rr * 1000.0)
+        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs))
+    candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,
         "sampling_rate_hz": round(fs, 3),

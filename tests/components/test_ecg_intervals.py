@@ -211,6 +211,16 @@ def test_a_t_wave_ending_close_to_the_next_p_wave_is_still_delineated(seed: int)
         _assert_on_target(run(source.asset, config), source.truth)
 
 
+@pytest.mark.parametrize(("seed", "rate"), [(11017, 140.9), (11161, 147.0)])
+def test_the_next_p_wave_is_not_taken_for_the_t_wave_s_return(seed: int, rate: float) -> None:
+    """At about 140 bpm the next P wave starts soon after the T search window: the steepest
+    return of a lead's T wave is sought inside the window, or the P wave's descent gave QT
+    about 100 ms long."""
+    source = generate_ecg_intervals(seed, "nominal", heart_rate_bpm=rate)
+    for config in (CONFIG_A, CONFIG_B):
+        _assert_on_target(run(source.asset, config), source.truth)
+
+
 # -- off-nominal slices: A abstains, B falls back ------------------------------------------
 
 

@@ -2,7 +2,10 @@
 
 Each LUDB record in ``tests/data/ecg`` pinned a defect: a quiet diastole read
 as a flatline (12, 24), a QRS or QT read far too long on ST deviation (12, 24),
-a false first-degree block (27), a PR reported in atrial fibrillation (38).
+a false first-degree block (27), a PR reported in atrial fibrillation (38, 83)
+and in 2:1 atrial flutter (35), a T offset placed inside a depressed ST segment
+before a flat T wave (81).  Pacing stimuli are added to a real recording (12)
+before each QRS: they are neither noise nor part of the QRS.
 The cardiologists' reference interval of a record is the median over leads of
 each lead's median over its annotated beats.  Disconnected leads and sparse
 R-top clipping are injected into a real recording's lead.  The full
@@ -60,12 +63,14 @@ def _asset(fs: float, leads: dict[str, Any]) -> bytes:
 
 
 def _ludb(number: int) -> tuple[float, dict[str, Any]]:
+    """The leads of a vendored record (some are vendored with a few leads only)."""
     with _reading():
         record = wfdb.rdrecord(str(DATA / "ludb" / str(number)))
     columns = [name.lower() for name in record.sig_name]
     leads = {
         std: np.asarray(record.p_signal[:, columns.index(name)], dtype=np.float64)
         for name, std in zip(LUDB_NAMES, LEADS, strict=True)
+        if name in columns
     }
     return float(record.fs), leads
 
@@ -81,11 +86,13 @@ def _waves(number: int, lead: str) -> dict[str, list[tuple[int, int, int]]]:
     return waves
 
 
-def _reference(number: int, fs: float) -> dict[str, float | None]:
-    """Median over leads of each lead's median PR / QRS / QT over its annotated beats (ms)."""
+def _reference(number: int, fs: float, leads: tuple[str, ...] = LEADS) -> dict[str, float | None]:
+    """Median over ``leads`` of each lead's median PR / QRS / QT over its annotated beats (ms)."""
     per_lead: dict[str, list[float]] = {"pr_ms": [], "qrs_ms": [], "qt_ms": []}
     ms = 1000.0 / fs
-    for name in LUDB_NAMES:
+    for name, std in zip(LUDB_NAMES, LEADS, strict=True):
+        if std not in leads:
+            continue
         waves = _waves(number, name)
         found: dict[str, list[float]] = {key: [] for key in per_lead}
         qrs = waves["N"]
@@ -105,10 +112,31 @@ def _reference(number: int, fs: float) -> dict[str, float | None]:
     return {k: (statistics.median(v) if v else None) for k, v in per_lead.items()}
 
 
+def _paced(number: int, before_s: float) -> tuple[float, dict[str, Any]]:
+    """A vendored record with a pacing stimulus ``before_s`` before each annotated QRS onset.
+
+    The stimulus is a one-sample jump of 0.4-0.8 mV (by lead) decaying within 10 ms,
+    as a recorder sampling at 500 Hz shows a pacemaker's sub-millisecond pulse.
+    """
+    fs, leads = _ludb(number)
+    onsets = [on for on, _, _ in _waves(number, "ii")["N"]]
+    paced = {}
+    for k, (name, lead) in enumerate(leads.items()):
+        changed = lead.copy()
+        height = -0.8 * (0.5 + 0.5 * ((7 * k) % 12) / 11)
+        for onset in onsets:
+            at = onset - round(before_s * fs)
+            for step, share in enumerate((1.0, 0.45, 0.2, 0.09, 0.04)):
+                if 0 <= at + step < changed.shape[0]:
+                    changed[at + step] += height * share
+        paced[name] = changed
+    return fs, paced
+
+
 @pytest.fixture(scope="module")
 def records() -> dict[int, tuple[float, dict[str, Any], bytes]]:
     loaded = {}
-    for number in (12, 24, 27, 38):
+    for number in (12, 24, 27, 35, 38, 81, 83):
         fs, leads = _ludb(number)
         loaded[number] = (fs, leads, _asset(fs, leads))
     return loaded
@@ -207,6 +235,116 @@ def test_no_pr_is_reported_in_real_atrial_fibrillation(
         assert result.output["candidates"]["pr_ms"] is None
         assert result.output["null_reasons"]["pr_ms"] == "not_found"
         assert result.output["candidates"]["qrs_ms"] is not None
+
+
+def test_qt_of_a_real_bundle_branch_block_with_infarction_is_near_the_cardiologists(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    """Record 24 (complete LBBB, STEMI): the former spatial-envelope T offset read QT 57 ms
+    long (524 for 467 ms); each lead's own T offset, median over leads, reads it within 30."""
+    fs, _, asset = records[24]
+    expected = _reference(24, fs)["qt_ms"]
+    assert expected is not None
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        value = ecg_intervals.run(asset, config).output["candidates"]["qt_ms"]
+        assert value is not None and abs(value - expected) <= 30.0
+
+
+def test_a_depressed_st_segment_before_a_flat_t_wave_is_not_its_end(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    """Record 81 (ischaemia, ST depression, low T waves), leads I, II, III: the T offset was
+    placed where the depressed ST segment rejoins the baseline (QT 280 for about 400 ms)."""
+    fs, leads, _ = records[81]
+    limb = ("I", "II", "III")
+    expected = _reference(81, fs, limb)["qt_ms"]
+    assert expected is not None
+    result = ecg_intervals.run(_asset(fs, {k: leads[k] for k in limb}))
+    INTERVALS_VALIDATOR.validate(result.to_dict())
+    value = result.output["candidates"]["qt_ms"]
+    assert value is not None and abs(value - expected) <= GROSS_MS["qt_ms"]
+
+
+def test_a_t_offset_is_refused_when_every_t_wave_is_flat(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    """Record 81, leads II, III, aVF: every T wave is under a tenth of its lead's QRS; QT 284
+    ms was read for about 400.  It is null, saying why; PR and QRS are still reported."""
+    fs, leads, _ = records[81]
+    inferior = ("II", "III", "aVF")
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(_asset(fs, {k: leads[k] for k in inferior}), config)
+        INTERVALS_VALIDATOR.validate(result.to_dict())
+        assert result.output["candidates"]["qt_ms"] is None
+        assert result.output["null_reasons"]["qt_ms"] == "wave_too_small"
+        assert result.output["candidate_leads"]["qt_ms"] == 0
+        assert result.output["candidates"]["pr_ms"] is not None
+        assert result.output["candidates"]["qrs_ms"] is not None
+
+
+def test_no_pr_is_reported_in_real_flutter_with_fixed_two_to_one_conduction(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    """Record 35 (typical flutter, 2:1), leads II, III, aVF: one flutter wave is phase-locked to
+    the QRS and was read as a P wave (PR 148 ms); it rises straight out of the T wave, with
+    no quiet baseline before it, so it is no single P wave."""
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(records[35][2], config)
+        assert not result.abstained
+        assert result.output["candidates"]["pr_ms"] is None
+        assert result.output["null_reasons"]["pr_ms"] == "not_found"
+        assert result.output["candidates"]["qt_ms"] is not None
+
+
+def test_no_pr_is_reported_when_the_atrial_deflection_wanders_beat_to_beat(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    """Record 83 (atrial fibrillation, complete LBBB, ventricular couplets): the median beat
+    shows a deflection 250 ms before the QRS, but each beat's largest atrial deflection lies
+    elsewhere: no P wave keeps a fixed relation to the QRS (PR 249 ms was reported)."""
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(records[83][2], config)
+        assert not result.abstained
+        assert result.output["candidates"]["pr_ms"] is None
+        assert result.output["candidates"]["qrs_ms"] is not None
+
+
+def test_pacing_stimuli_are_found_and_real_unpaced_records_show_none(
+    records: dict[int, tuple[float, dict[str, Any], bytes]],
+) -> None:
+    fs, leads = _paced(12, 0.15)
+    found = ecg_quality.stimulus_times(np.stack(list(leads.values())), fs)
+    onsets = [on for on, _, _ in _waves(12, "ii")["N"]]
+    assert len(found) == len(onsets)
+    assert all(abs(f - (on - round(0.15 * fs))) <= 2 for f, on in zip(found, onsets, strict=True))
+    for number in (12, 24, 27, 35, 38, 83):
+        fs, leads, _ = records[number]
+        assert ecg_quality.stimulus_times(np.stack(list(leads.values())), fs).size == 0
+
+
+def test_pacing_stimuli_are_not_read_as_noise() -> None:
+    """An atrial stimulus 150 ms before each QRS raised the 100-150 Hz power of a clean
+    lead to a borderline noise of 0.035 mV (LUDB 45, a paced record, abstained so)."""
+    fs, leads = _paced(12, 0.15)
+    for config in (ecg_quality.CONFIG_A, ecg_quality.CONFIG_B):
+        result = ecg_quality.run(_asset(fs, leads), config)
+        assert result.output["overall"] == "acceptable"  # under A: nothing borderline either
+        assert not _flagged(result)
+
+
+def test_a_paced_qrs_starts_after_its_stimulus() -> None:
+    """A ventricular stimulus 30 ms before each QRS was taken as the QRS onset: QRS 128 and
+    QT 440 ms for 86 and 388 (LUDB 74, paced: QRS 196 for 146 ms)."""
+    fs, leads = _paced(12, 0.03)
+    reference = _reference(12, fs)
+    for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
+        result = ecg_intervals.run(_asset(fs, leads), config)
+        INTERVALS_VALIDATOR.validate(result.to_dict())
+        candidates = result.output["candidates"]
+        for name in ("qrs_ms", "qt_ms"):
+            expected = reference[name]
+            assert expected is not None and candidates[name] is not None
+            assert abs(candidates[name] - expected) <= 20.0, name
 
 
 def test_fewer_leads_are_said_in_the_output(
