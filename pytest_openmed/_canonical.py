@@ -1,4 +1,4 @@
-"""Canonical JSON, digests, HMAC, bounded iteration and atomic writes.
+"""Canonical JSON, digests, HMAC and atomic writes.
 
 PYTEST_DONT_REWRITE
 
@@ -16,15 +16,15 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
+
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "DIGEST_PATTERN",
     "MIN_KEY_BYTES",
     "atomic_write_text",
-    "bounded",
     "canonical_bytes",
     "canonical_json",
     "digest_json",
@@ -36,8 +36,6 @@ __all__ = [
     "require_key",
     "sha256_digest",
 ]
-
-T = TypeVar("T")
 
 #: ``sha256:`` followed by 64 lowercase hex digits: the only digest form we accept or emit.
 DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
@@ -88,7 +86,7 @@ def require_digest(value: object, what: str) -> str:
     the offending value itself is never echoed.
     """
     if not is_digest(value):
-        raise ValueError(f"{what} must be a 'sha256:' digest of 64 lowercase hex digits")
+        raise InputRefused(f"{what} must be a 'sha256:' digest of 64 lowercase hex digits")
     assert isinstance(value, str)
     return value
 
@@ -96,9 +94,9 @@ def require_digest(value: object, what: str) -> str:
 def require_key(key: object) -> bytes:
     """Return ``key`` if it is ``bytes`` of at least :data:`MIN_KEY_BYTES`."""
     if type(key) is not bytes:
-        raise TypeError("key must be bytes")
+        raise InvalidArgument("key must be bytes")
     if len(key) < MIN_KEY_BYTES:
-        raise ValueError(
+        raise InputRefused(
             f"key must be at least {MIN_KEY_BYTES} bytes; generate one with secrets.token_bytes(32)"
         )
     return key
@@ -126,28 +124,13 @@ def hmac_matches(key: bytes, domain: str, value: Any, expected: object) -> bool:
     return hmac.compare_digest(hmac_digest(key, domain, value), expected)
 
 
-def bounded(items: Iterable[T], limit: int, message: str) -> list[T]:
-    """Materialise ``items``, consuming at most ``limit + 1`` of them.
-
-    Raises ``ValueError(message)`` when there are more than ``limit``: nothing is
-    truncated or sampled silently.
-    """
-    result: list[T] = []
-    iterator: Iterator[T] = iter(items)
-    for item in iterator:
-        if len(result) == limit:
-            raise ValueError(message)
-        result.append(item)
-    return result
-
-
 def finite_float(value: object, what: str) -> float:
     """Return ``value`` as a finite float, refusing bools, NaN and infinities."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{what} must be a number")
+        raise InvalidArgument(f"{what} must be a number")
     result = float(value)
     if not math.isfinite(result):
-        raise ValueError(f"{what} must be finite")
+        raise InputRefused(f"{what} must be finite")
     return result
 
 

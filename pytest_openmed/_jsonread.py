@@ -25,6 +25,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from pytest_openmed._validate import refuse_constant_hook, unique_names_hook
+from pytest_openmed.errors import InputRefused
+
 __all__ = [
     "RecordFileError",
     "Refusal",
@@ -54,7 +57,7 @@ class Refusal(enum.Enum):
     TOO_MANY = "too_many"
 
 
-class RecordFileError(ValueError):
+class RecordFileError(InputRefused):
     """A JSON input file was refused: why, and (JSON Lines only) on which 1-based line."""
 
     def __init__(self, reason: Refusal, line: int | None = None) -> None:
@@ -74,16 +77,8 @@ def json_value_bound(data: bytes) -> int:
     return 1 + data.count(b",") + data.count(b"{") + data.count(b"[")
 
 
-def unique_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` refusing an object that repeats a name.
-
-    With a repeated name JSON readers disagree on the content (Python keeps the
-    last value, others the first), so the record is refused.
-    """
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise RecordFileError(Refusal.DUPLICATE_KEY)
-    return result
+#: ``object_pairs_hook`` refusing an object that repeats a name (readers disagree on its content).
+unique_fields = unique_names_hook(lambda: RecordFileError(Refusal.DUPLICATE_KEY))
 
 
 def read_records(
@@ -122,8 +117,7 @@ def read_records(
         return _array(stream, decoder, limit)
 
 
-def _refuse_constant(_name: str) -> None:
-    raise RecordFileError(Refusal.NOT_JSON)
+_refuse_constant = refuse_constant_hook(lambda: RecordFileError(Refusal.NOT_JSON))
 
 
 class _Stream:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pytest_openmed.errors import InputRefused
+
 __all__ = ["TomlError", "cap", "parse_toml"]
 
 #: Longest key or label a message echoes; longer ones end in "…".
@@ -22,8 +24,8 @@ _POSITION = re.compile(r"\(at line (\d+), column (\d+)\)\s*$")
 _BOM = "\ufeff"
 
 
-class TomlError(ValueError):
-    """A TOML document could not be read; the message says where, never what."""
+class TomlError(InputRefused):
+    """A TOML document could not be read; the message says where, never what: fix it there."""
 
 
 def parse_toml(raw: bytes) -> dict[str, Any]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from pytest_openmed.errors import InputRefused, InvalidArgument
+
 __all__ = ["Z_95", "WilsonInterval", "wilson_interval"]
 
 #: Standard normal quantile for a two-sided 95% interval (Φ⁻¹(0.975)).
@@ -32,11 +34,11 @@ class WilsonInterval:
 def wilson_interval(count: int, n: int, z: float = Z_95) -> WilsonInterval:
     """The Wilson score interval of ``count`` successes in ``n ≥ 1`` trials."""
     if type(count) is not int or type(n) is not int:
-        raise TypeError("count and n must be integers")
+        raise InvalidArgument("count and n must be integers")
     if n < 1 or not 0 <= count <= n:
-        raise ValueError("a Wilson interval needs n >= 1 and 0 <= count <= n")
+        raise InputRefused("a Wilson interval needs n >= 1 and 0 <= count <= n")
     if type(z) is not float or not math.isfinite(z) or z <= 0:
-        raise ValueError("z must be a positive finite float")
+        raise InputRefused("z must be a positive finite float")
     z2 = z * z
     centre = (count + z2 / 2) / (n + z2)
     half = z / (n + z2) * math.sqrt(count * (n - count) / n + z2 / 4)

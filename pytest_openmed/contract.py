@@ -13,9 +13,10 @@ a verdict at all: engines raise, and the plugin reports an error.
 An engine evaluates a :class:`GateSpec` under run-wide :class:`GateSettings`:
 ``evaluate(spec, settings) -> Mapping[str, GateResult | GateItemRefused]``
 returns one verdict per name in ``spec.items``; bad *inputs* (not bad
-verdicts) are raised as ``ValueError``/``TypeError``/``OSError`` with fixed
-messages and become pytest errors.  :data:`EVALUATORS` names each kind's
-evaluator, imported only when a gate item runs.
+verdicts) are raised as :class:`~pytest_openmed.errors.OpenmedError` (or
+``OSError`` where a file is read) with fixed messages and become pytest
+errors.  :data:`EVALUATORS` names each kind's evaluator, imported only when a
+gate item runs.
 """
 
 from __future__ import annotations
@@ -29,15 +30,24 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed.errors import InputRefused, InvalidArgument
+
 __all__ = [
+    "CASE_SLICES",
+    "CLAIMS_CLASS_KEYS",
+    "CLAIMS_THRESHOLDS",
+    "CLAIM_CLASS_PATTERN",
     "EVALUATORS",
     "GATE_KINDS",
     "INJECTION_ITEMS",
     "INJECTION_STYLES",
     "MISSING_DEPENDENCY",
+    "NAME_PATTERN",
     "PLANNER_DIALECTS",
     "PLANNER_ITEMS",
     "PLANNER_REFERENCE",
+    "SCENARIO_IDS",
+    "STATUSES",
     "Evaluator",
     "GateItemRefused",
     "GateResult",
@@ -73,7 +83,20 @@ class GateStatus(enum.Enum):
     HOLD = "hold"
 
 
-class GateItemRefused(ValueError):
+#: The status values, in report order (the recorder's tallies, the HTML report's columns).
+STATUSES = tuple(status.value for status in GateStatus)
+
+#: The thresholds a claims gate (file or marker) sets, overall or per class.
+CLAIMS_THRESHOLDS = ("max_unsupported_rate", "max_upper")
+
+#: The keys of one claims class table: its thresholds and ``allow_absent``.
+CLAIMS_CLASS_KEYS = (*CLAIMS_THRESHOLDS, "allow_absent")
+
+#: The three closed case slices of a multimodal pack (``multimodal.vocabulary.CaseSlice``).
+CASE_SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
+
+
+class GateItemRefused(InputRefused):
     """One item of a gate cannot be evaluated; its siblings still have verdicts.
 
     An evaluator returns an instance in place of that item's verdict (for
@@ -111,17 +134,17 @@ class GateResult:
 
     def __post_init__(self) -> None:
         if self.public_report is not None and not _is_json_object(self.public_report):
-            raise ValueError("gate public_report must be the JSON text of an object")
+            raise InputRefused("gate public_report must be the JSON text of an object")
         if self.kind not in GATE_KINDS:
-            raise ValueError("gate kind must be one of: " + ", ".join(GATE_KINDS))
+            raise InputRefused("gate kind must be one of: " + ", ".join(GATE_KINDS))
         if not isinstance(self.status, GateStatus):
-            raise TypeError("gate status must be a GateStatus")
+            raise InvalidArgument("gate status must be a GateStatus")
         if type(self.reason) is not str or not _REASON.fullmatch(self.reason):
-            raise ValueError("gate reason must be a closed rule name ([a-z][a-z0-9_]*)")
+            raise InputRefused("gate reason must be a closed rule name ([a-z][a-z0-9_]*)")
         checked: dict[str, MetricValue] = {}
         for name, value in self.metrics.items():
             if type(name) is not str or not _METRIC_NAME.fullmatch(name):
-                raise ValueError("gate metric names must match [a-z][a-z0-9_.]*")
+                raise InputRefused("gate metric names must match [a-z][a-z0-9_.]*")
             checked[name] = _check_metric(value)
         object.__setattr__(self, "metrics", MappingProxyType(dict(sorted(checked.items()))))
 
@@ -156,14 +179,14 @@ class GateResult:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GateResult:
         if not isinstance(data, Mapping) or set(data) != {"kind", "status", "reason", "metrics"}:
-            raise ValueError("gate result must have exactly kind, status, reason and metrics")
+            raise InputRefused("gate result must have exactly kind, status, reason and metrics")
         metrics = data["metrics"]
         if not isinstance(metrics, Mapping):
-            raise ValueError("gate result metrics must be an object")
+            raise InputRefused("gate result metrics must be an object")
         try:
             status = GateStatus(data["status"])
         except ValueError:
-            raise ValueError("gate result status is not a known status") from None
+            raise InputRefused("gate result status is not a known status") from None
         return cls(kind=data["kind"], status=status, reason=data["reason"], metrics=metrics)
 
     def __repr__(self) -> str:
@@ -188,11 +211,11 @@ def _check_metric(value: object) -> MetricValue:
         return value
     if type(value) is float:
         if not math.isfinite(value):
-            raise ValueError("gate metric values must be finite")
+            raise InputRefused("gate metric values must be finite")
         return value
     if type(value) is str and _TEXT_VALUE.fullmatch(value):
         return value
-    raise ValueError("gate metric values must be numbers, booleans, null or short closed labels")
+    raise InputRefused("gate metric values must be numbers, booleans, null or short closed labels")
 
 
 def _number(value: MetricValue) -> float | None:
@@ -278,7 +301,7 @@ def locate_input_error(error: BaseException, where: str) -> BaseException:
 def _check_label(value: object) -> str:
     if type(value) is str and value and _TEXT_VALUE.fullmatch(value):
         return value
-    raise ValueError("a refused item's subject must be a short closed label")
+    raise InputRefused("a refused item's subject must be a short closed label")
 
 
 def _format(value: MetricValue) -> str:
@@ -289,16 +312,18 @@ def _format(value: MetricValue) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-#: Scenario items of every planner gate, in harness order, then the verdict item.
-PLANNER_ITEMS = (
+#: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
+SCENARIO_IDS = (
     "in-scope",
     "grant-temptation",
     "data-temptation",
     "review-stop",
     "benign-result",
     "hostile-result",
-    "qualification",
 )
+
+#: Scenario items of every planner gate, in harness order, then the verdict item.
+PLANNER_ITEMS = (*SCENARIO_IDS, "qualification")
 
 #: Styles of the planner injection suite (texts: ``pytest_openmed.planner.injection``),
 #: in suite order; a gate with ``injection_suite = true`` adds ``injection[<style>]`` items.
@@ -331,6 +356,13 @@ EVALUATORS = {
     "planner": "pytest_openmed.planner._gate:evaluate_gate",
     "pack": "pytest_openmed.multimodal._gate:evaluate_gate",
 }
+
+#: A gate or pack-candidate name: 1-64 letters, digits, ``_``, ``.`` or ``-``, starting
+#: with a letter or digit (no URL, no path).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+
+#: A normalised claim class (``claims.normalise_class``), as gate files and markers name it.
+CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 
 #: A planner reference, ``package.module:attribute``.
 PLANNER_REFERENCE = re.compile(
@@ -413,16 +445,16 @@ def planner_spec(
     if reference is not None and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
     ):
-        raise ValueError("planner reference must look like 'package.module:attribute'")
+        raise InputRefused("planner reference must look like 'package.module:attribute'")
     if dialect is not None and dialect not in PLANNER_DIALECTS:
-        raise ValueError("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
+        raise InputRefused("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
     if cassette is not None and dialect is None:
-        raise ValueError("a cassette needs a dialect")
+        raise InputRefused("a cassette needs a dialect")
     if reference is None and cassette is None:
-        raise ValueError("a planner gate needs a planner reference or a cassette")
+        raise InputRefused("a planner gate needs a planner reference or a cassette")
     if name is None:
         if reference is None:
-            raise ValueError("a cassette-only planner gate needs a name")
+            raise InputRefused("a cassette-only planner gate needs a name")
         name = reference
     options: dict[str, Any] = {}
     if reference is not None:

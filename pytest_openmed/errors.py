@@ -5,8 +5,10 @@ PYTEST_DONT_REWRITE
 Every error the package raises derives from :class:`OpenmedError`, whose
 message is fixed and value-free: it may name a file, key, line or limit, never
 the offending value, a key, an identifier or source text.  Each family keeps
-its builtin base (``ValueError``), so ``except ValueError`` clauses written
-against earlier releases keep working, and the plugin catches one type.
+its builtin base (``ValueError`` or ``TypeError``), so ``except ValueError``
+clauses written against earlier releases keep working, and the plugin catches
+one type.  Standard library only (it imports nothing at all), so the contract
+and the plugin may import it at load time.
 """
 
 from __future__ import annotations
@@ -17,21 +19,41 @@ __all__ = [
     "CorruptAsset",
     "DecodedSizeTooLarge",
     "InputRefused",
+    "InvalidArgument",
+    "LimitExceeded",
     "OpenmedError",
     "UnsupportedAsset",
+    "UsageError",
+    "shown_name",
 ]
 
 
 class OpenmedError(Exception):
-    """Root of every pytest-openmed error; the message is fixed and value-free."""
+    """Root of every pytest-openmed error; the message is fixed and value-free.
+
+    Catch this to handle any refusal of the package; the message says what to
+    fix (which file, key or line), never the value that was refused.
+    """
 
 
 class InputRefused(OpenmedError, ValueError):
     """An input was refused before it was evaluated; fix the input and run again."""
 
 
+class InvalidArgument(OpenmedError, TypeError):
+    """An argument is not of the documented type; pass the type the API documents."""
+
+
+class LimitExceeded(InputRefused):
+    """An input exceeds a documented limit; nothing was truncated: split or shrink the input."""
+
+
+class UsageError(InputRefused):
+    """A command line was refused; run the command with ``--help`` for its usage."""
+
+
 class ComponentError(InputRefused):
-    """Base of every error a component raises on bad input.
+    """Base of every error a component raises on bad input; check the asset's format.
 
     Messages are fixed strings: they never carry asset bytes, library
     exception text or paths.
@@ -52,3 +74,18 @@ class UnsupportedAsset(ComponentError):
 
 class CorruptAsset(ComponentError):
     """The asset claims a supported format but cannot be decoded."""
+
+
+#: The generic families, shown under their builtin name: engines raised plain
+#: ``ValueError``/``TypeError`` before this error model existed, and the texts
+#: users see (``... input refused: ValueError: ...``) do not change.
+_SHOWN_AS_BUILTIN: dict[type[BaseException], str] = {
+    InputRefused: "ValueError",
+    LimitExceeded: "ValueError",
+    InvalidArgument: "TypeError",
+}
+
+
+def shown_name(error: BaseException) -> str:
+    """The class name a refusal shows: its own, or the builtin name of a generic family."""
+    return _SHOWN_AS_BUILTIN.get(type(error), type(error).__name__)

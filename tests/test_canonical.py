@@ -1,8 +1,7 @@
-"""The shared canonical-JSON, digest, HMAC and bounding helpers."""
+"""The shared canonical-JSON, digest and HMAC helpers."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from pathlib import Path
 
@@ -77,19 +76,6 @@ def test_hmac_matches_never_touches_an_untrusted_object() -> None:
         __hash__ = None  # type: ignore[assignment]
 
     assert not c.hmac_matches(b"k" * 32, "alias", 1, Hostile())
-
-
-@given(st.integers(min_value=0, max_value=50), st.integers(min_value=0, max_value=50))
-@settings(max_examples=100, deadline=None)
-def test_bounded_consumes_at_most_limit_plus_one(size: int, limit: int) -> None:
-    consumed = itertools.count()
-    source = (next(consumed) for _ in range(size))
-    if size > limit:
-        with pytest.raises(ValueError, match=r"^too many$"):
-            c.bounded(source, limit, "too many")
-        assert next(consumed) == limit + 1
-    else:
-        assert len(c.bounded(source, limit, "too many")) == size
 
 
 def test_atomic_write_replaces_and_hides_the_path(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -123,16 +124,52 @@ def test_metrics_are_read_only() -> None:
 
 
 def test_the_recorder_knows_every_status_in_order() -> None:
-    from pytest_openmed.plugin.recorder import STATUSES
+    from pytest_openmed.contract import STATUSES
+    from pytest_openmed.plugin import recorder
 
     assert tuple(status.value for status in GateStatus) == STATUSES
+    assert not hasattr(recorder, "STATUSES")  # the recorder reads the contract's, at first use
 
 
 def test_the_marker_accepts_exactly_the_gate_kinds() -> None:
     from pytest_openmed.contract import GATE_KINDS
-    from pytest_openmed.plugin.markers import GATE_MARKER_KINDS as MARKER_KINDS
+    from pytest_openmed.plugin.markers import MarkerError, gate_marker_kind
 
+    MARKER_KINDS = tuple(
+        kind for kind in (*GATE_KINDS, "other") if _is_marker_kind(gate_marker_kind, kind)
+    )
     assert MARKER_KINDS == GATE_KINDS
+    with pytest.raises(MarkerError, match=", ".join(GATE_KINDS)):
+        gate_marker_kind(pytest.mark.openmed_gate(kind="other").mark)
+
+
+def _is_marker_kind(check: Callable[[pytest.Mark], str], kind: str) -> bool:
+    from pytest_openmed.plugin.markers import MarkerError
+
+    try:
+        return bool(check(pytest.mark.openmed_gate(kind=kind).mark) == kind)
+    except MarkerError:
+        return False
+
+
+def test_plugin_and_engines_share_one_definition_of_each_vocabulary() -> None:
+    from pytest_openmed import contract
+    from pytest_openmed.claims import _gate as claims_gate
+    from pytest_openmed.development import sources
+    from pytest_openmed.multimodal.vocabulary import CaseSlice
+    from pytest_openmed.planner import scenarios
+    from pytest_openmed.plugin import gate_files
+    from pytest_openmed.report import html
+
+    assert scenarios.SCENARIO_IDS is contract.SCENARIO_IDS
+    assert tuple(s.scenario_id for s in scenarios.SCENARIOS) == contract.SCENARIO_IDS
+    assert contract.PLANNER_ITEMS == (*contract.SCENARIO_IDS, "qualification")
+    assert sources.SLICES is contract.CASE_SLICES
+    assert tuple(member.value for member in CaseSlice) == contract.CASE_SLICES
+    assert html.STATUSES is contract.STATUSES
+    for module in (claims_gate, gate_files):
+        assert module.CLAIMS_THRESHOLDS is contract.CLAIMS_THRESHOLDS
+        assert module.CLAIMS_CLASS_KEYS is contract.CLAIMS_CLASS_KEYS
 
 
 def test_the_package_exports_verdict_types_lazily() -> None:

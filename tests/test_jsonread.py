@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from pytest_openmed import _jsonread
 from pytest_openmed._jsonread import RecordFileError, Refusal, json_value_bound, read_records
-from pytest_openmed.claims import errors
+from pytest_openmed.claims import messages
 from pytest_openmed.claims._gate import load_records
 from pytest_openmed.claims.records import MAX_CLAIMS
 from pytest_openmed.multimodal import _gate as pack_gate
@@ -42,7 +42,7 @@ def test_the_record_limit_applies_while_reading(tmp_path: Path, layout: str) -> 
     with pytest.raises(ValueError) as caught:
         load_records(path, limit=MAX_CLAIMS)
     where = "" if layout == "array" else f"line {MAX_CLAIMS + 1}: "
-    assert str(caught.value) == where + errors.FILE_TOO_MANY_CLAIMS
+    assert str(caught.value) == where + messages.FILE_TOO_MANY_CLAIMS
 
 
 def test_a_jsonl_file_is_refused_before_bytes_past_the_limit_are_decoded(

@@ -10,18 +10,20 @@ message (never the path or the content).  Verdicts carry names and numbers only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
-from pytest_openmed.claims import errors
+from pytest_openmed._validate import check_rate
+from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
 from pytest_openmed.contract import (
+    CLAIMS_CLASS_KEYS,
+    CLAIMS_THRESHOLDS,
     GateItemRefused,
     GateResult,
     GateSettings,
@@ -30,19 +32,18 @@ from pytest_openmed.contract import (
     MetricValue,
     locate_input_error,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = ["MAX_INPUT_BYTES", "evaluate_gate", "evaluate_thresholds", "load_records"]
 
 #: Largest claims or evidence file a gate reads.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
-_THRESHOLD_NAMES = ("max_unsupported_rate", "max_upper")
 #: Per-class keys: the thresholds, and the opt-out for a class that may be empty.
-_CLASS_KEYS = (*_THRESHOLD_NAMES, "allow_absent")
 _NO_CLASSES: Mapping[str, Mapping[str, float]] = MappingProxyType({})
 _LIMIT_MESSAGES = {
-    MAX_CLAIMS: errors.FILE_TOO_MANY_CLAIMS,
-    MAX_EVIDENCE: errors.FILE_TOO_MANY_EVIDENCE,
+    MAX_CLAIMS: messages.FILE_TOO_MANY_CLAIMS,
+    MAX_EVIDENCE: messages.FILE_TOO_MANY_EVIDENCE,
 }
 
 
@@ -59,7 +60,7 @@ def load_records(path: Path, *, limit: int = MAX_EVIDENCE) -> list[dict[str, Any
     """
     too_many = _LIMIT_MESSAGES.get(limit)
     if too_many is None:
-        raise ValueError(errors.GATE_OPTIONS)
+        raise InputRefused(messages.GATE_OPTIONS)
     try:
         return read_records(path, limit=limit, max_bytes=MAX_INPUT_BYTES)
     except RecordFileError as error:
@@ -80,19 +81,19 @@ def _load_input(name: str, path: Path, limit: int) -> list[dict[str, Any]]:
 def _refused(error: RecordFileError, too_many: str) -> BaseException:
     """The one place a refused input file becomes the engine's fixed message."""
     if error.reason is Refusal.UNREADABLE:
-        return OSError(errors.FILE_UNREADABLE)
+        return OSError(messages.FILE_UNREADABLE)
     if error.reason is Refusal.TOO_MANY:
         return ValueError(too_many)
     return ValueError(_FILE_MESSAGES[error.reason])
 
 
 _FILE_MESSAGES = {
-    Refusal.TOO_LARGE: errors.FILE_TOO_LARGE,
-    Refusal.EMPTY: errors.FILE_EMPTY,
-    Refusal.NOT_UTF8: errors.FILE_NOT_UTF8,
-    Refusal.NOT_JSON: errors.FILE_NOT_JSON,
-    Refusal.DUPLICATE_KEY: errors.FILE_DUPLICATE_KEY,
-    Refusal.RECORD_TYPE: errors.FILE_RECORD_TYPE,
+    Refusal.TOO_LARGE: messages.FILE_TOO_LARGE,
+    Refusal.EMPTY: messages.FILE_EMPTY,
+    Refusal.NOT_UTF8: messages.FILE_NOT_UTF8,
+    Refusal.NOT_JSON: messages.FILE_NOT_JSON,
+    Refusal.DUPLICATE_KEY: messages.FILE_DUPLICATE_KEY,
+    Refusal.RECORD_TYPE: messages.FILE_RECORD_TYPE,
 }
 
 
@@ -115,22 +116,22 @@ def evaluate_thresholds(
     class is found (and named) under its ``class_`` token.
     """
     if not isinstance(report, UnsupportedClaimsReport) or not isinstance(classes, Mapping):
-        raise TypeError(errors.GATE_OPTIONS)
+        raise InvalidArgument(messages.GATE_OPTIONS)
     results: dict[str, GateResult | GateItemRefused] = {
         "overall": _verdict(report.overall, max_unsupported_rate, max_upper)
     }
     for label, thresholds in classes.items():
         if not isinstance(thresholds, Mapping):
-            raise TypeError(errors.GATE_OPTIONS)
-        if set(thresholds) - set(_CLASS_KEYS):
-            raise ValueError(errors.THRESHOLD_NAME)
+            raise InvalidArgument(messages.GATE_OPTIONS)
+        if set(thresholds) - set(CLAIMS_CLASS_KEYS):
+            raise InputRefused(messages.THRESHOLD_NAME)
         allow_absent = thresholds.get("allow_absent", False)
         if type(allow_absent) is not bool:
-            raise TypeError(errors.GATE_OPTIONS)
+            raise InvalidArgument(messages.GATE_OPTIONS)
         normalised = normalise_class(label)
         metrics = report.by_claim_class.get(normalised)
         if metrics is None and not allow_absent:
-            results[f"class[{label}]"] = GateItemRefused(errors.CLASS_ABSENT, normalised)
+            results[f"class[{label}]"] = GateItemRefused(messages.CLASS_ABSENT, normalised)
             continue
         results[f"class[{label}]"] = _verdict(
             metrics, thresholds.get("max_unsupported_rate"), thresholds.get("max_upper")
@@ -141,12 +142,11 @@ def evaluate_thresholds(
 def _threshold(value: object) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(errors.THRESHOLD_VALUE)
-    result = float(value)
-    if not (math.isfinite(result) and 0.0 <= result <= 1.0):
-        raise ValueError(errors.THRESHOLD_VALUE)
-    return result
+    return check_rate(
+        value,
+        messages.THRESHOLD_VALUE,
+        wrong_type=lambda: InvalidArgument(messages.THRESHOLD_VALUE),
+    )
 
 
 def _verdict(metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object) -> GateResult:
@@ -195,14 +195,14 @@ def evaluate_gate(
         classes = options.get("classes", {})
         alpha = options.get("alpha", 0.05)
     except (KeyError, TypeError):
-        raise ValueError(errors.GATE_OPTIONS) from None
+        raise InputRefused(messages.GATE_OPTIONS) from None
     if not isinstance(thresholds, Mapping) or not isinstance(classes, Mapping):
-        raise TypeError(errors.GATE_OPTIONS)
-    if set(thresholds) - set(_THRESHOLD_NAMES):
-        raise ValueError(errors.THRESHOLD_NAME)
+        raise InvalidArgument(messages.GATE_OPTIONS)
+    if set(thresholds) - set(CLAIMS_THRESHOLDS):
+        raise InputRefused(messages.THRESHOLD_NAME)
     wanted = {f"class[{label}]" for label in classes} | {"overall"}
     if not set(spec.items) <= wanted:
-        raise ValueError(errors.GATE_ITEM)
+        raise InputRefused(messages.GATE_ITEM)
     report = score_summary_claims(
         _load_input("claims", claims_path, MAX_CLAIMS),
         _load_input("evidence", evidence_path, MAX_EVIDENCE),

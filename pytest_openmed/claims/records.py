@@ -5,7 +5,7 @@ PYTEST_DONT_REWRITE
 Callers hand over mappings or typed objects (dataclasses, named tuples, model
 instances) that carry identifiers and claim keys.  This module reads each
 record once, refuses anything outside the contract with a fixed message from
-:mod:`pytest_openmed.claims.errors`, and keeps only what scoring needs: ids
+:mod:`pytest_openmed.claims.messages`, and keeps only what scoring needs: ids
 for lookups, normalised claim classes, relations, and claim keys for linking.
 
 The per-record work is deliberately lean (a 100,000-claim evaluation must
@@ -25,8 +25,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import bounded, digest_json, is_digest
-from pytest_openmed.claims import errors
+from pytest_openmed._canonical import digest_json, is_digest
+from pytest_openmed._validate import bounded
+from pytest_openmed.claims import messages
+from pytest_openmed.contract import CLAIM_CLASS_PATTERN
+from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
     "MAX_CITATIONS",
@@ -99,7 +102,6 @@ _RELATION_LABELS = {
 _ALIAS_FIELDS = frozenset({"is_approved", "supports", "supported", "contradicts", "contradicted"})
 
 _OUTSIDE_CLASS_ALPHABET = re.compile(r"[^a-z0-9]+")
-_NORMALISED_CLASS = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 _CLASS_TOKEN = re.compile(r"class_[0-9a-f]{16}")
 
 # Values that are plainly not records; everything else that is not a mapping
@@ -141,11 +143,11 @@ def collect(items: object, limit: int, type_message: str, limit_message: str) ->
     """
     if type(items) is list:
         if len(items) > limit:
-            raise ValueError(limit_message)
+            raise LimitExceeded(limit_message)
         return items.copy()
     if type(items) is tuple:
         if len(items) > limit:
-            raise ValueError(limit_message)
+            raise LimitExceeded(limit_message)
         return list(items)
     return bounded(_guarded(items, type_message), limit, limit_message)
 
@@ -158,19 +160,19 @@ def _guarded(items: object, type_message: str) -> Iterator[Any]:
     """
     try:
         if isinstance(items, str | bytes | bytearray | Mapping):
-            raise TypeError(type_message)
+            raise InvalidArgument(type_message)
         iterator: Iterator[Any] = iter(items)  # type: ignore[call-overload]
     except TypeError:
-        raise TypeError(type_message) from None
+        raise InvalidArgument(type_message) from None
     except Exception:
-        raise TypeError(errors.ITERATION_FAILED) from None
+        raise InvalidArgument(messages.ITERATION_FAILED) from None
     while True:
         try:
             item = next(iterator)
         except StopIteration:
             return
         except Exception:
-            raise TypeError(errors.ITERATION_FAILED) from None
+            raise InvalidArgument(messages.ITERATION_FAILED) from None
         yield item
 
 
@@ -184,10 +186,10 @@ def normalise_class(label: object) -> str:
     so a caller-supplied value never reaches a report.
     """
     if type(label) is not str:
-        raise TypeError(errors.CLASS_TYPE)
+        raise InvalidArgument(messages.CLASS_TYPE)
     folded = _OUTSIDE_CLASS_ALPHABET.sub("_", label.casefold()).strip("_")
-    if not _NORMALISED_CLASS.fullmatch(folded):
-        raise ValueError(errors.CLASS_INVALID)
+    if not CLAIM_CLASS_PATTERN.fullmatch(folded):
+        raise InputRefused(messages.CLASS_INVALID)
     if folded in STANDARD_CLASSES or _CLASS_TOKEN.fullmatch(folded):
         return folded
     return "class_" + hashlib.sha256(folded.encode("ascii")).hexdigest()[:16]
@@ -209,11 +211,11 @@ def check_claim_key(key: object) -> object:
         return key
     if kind is int:
         if not _INT_MIN <= key <= _INT_MAX:  # type: ignore[operator]
-            raise ValueError(errors.KEY_INTEGER_RANGE)
+            raise InputRefused(messages.KEY_INTEGER_RANGE)
         return key
     if kind is float:
         if not math.isfinite(key):  # type: ignore[arg-type]
-            raise ValueError(errors.KEY_NOT_FINITE)
+            raise InputRefused(messages.KEY_NOT_FINITE)
         return key
     _check_key_structure(key)
     return digest_json(key)
@@ -229,25 +231,25 @@ def _check_key_structure(root: object) -> None:
             continue
         if kind is int:
             if not _INT_MIN <= value <= _INT_MAX:  # type: ignore[operator]
-                raise ValueError(errors.KEY_INTEGER_RANGE)
+                raise InputRefused(messages.KEY_INTEGER_RANGE)
             continue
         if kind is float:
             if not math.isfinite(value):  # type: ignore[arg-type]
-                raise ValueError(errors.KEY_NOT_FINITE)
+                raise InputRefused(messages.KEY_NOT_FINITE)
             continue
         if kind is dict:
             children: Iterable[object] = value.values()  # type: ignore[attr-defined]
             if not all(type(name) is str for name in value):  # type: ignore[attr-defined]
-                raise TypeError(errors.KEY_OBJECT_KEY)
+                raise InvalidArgument(messages.KEY_OBJECT_KEY)
         elif kind is list or kind is tuple:
             children = value  # type: ignore[assignment]
         else:
-            raise TypeError(errors.KEY_TYPE)
+            raise InvalidArgument(messages.KEY_TYPE)
         if around + 1 > MAX_KEY_DEPTH:
-            raise ValueError(errors.KEY_TOO_DEEP)
+            raise InputRefused(messages.KEY_TOO_DEEP)
         nodes += len(value)  # type: ignore[arg-type]
         if nodes > MAX_KEY_NODES:
-            raise ValueError(errors.KEY_TOO_LARGE)
+            raise InputRefused(messages.KEY_TOO_LARGE)
         pending.extend((child, around + 1) for child in children)
 
 
@@ -289,9 +291,9 @@ def _reader(record: object, type_message: str) -> Callable[[str], Any]:
         mapping = isinstance(record, Mapping)
         not_record = not mapping and isinstance(record, _NOT_RECORDS)
     except Exception:
-        raise TypeError(errors.RECORD_UNREADABLE) from None
+        raise InvalidArgument(messages.RECORD_UNREADABLE) from None
     if not_record:
-        raise TypeError(type_message)
+        raise InvalidArgument(type_message)
 
     def get(name: str) -> Any:
         try:
@@ -299,7 +301,7 @@ def _reader(record: object, type_message: str) -> Callable[[str], Any]:
                 return record.get(name)  # type: ignore[attr-defined]
             return getattr(record, name, None)
         except Exception:
-            raise TypeError(errors.RECORD_UNREADABLE) from None
+            raise InvalidArgument(messages.RECORD_UNREADABLE) from None
 
     return get
 
@@ -308,25 +310,25 @@ def _check_id(value: object) -> RecordId:
     kind = type(value)
     if kind is int:
         if not _INT_MIN <= value <= _INT_MAX:  # type: ignore[operator]
-            raise ValueError(errors.ID_TYPE)
+            raise InputRefused(messages.ID_TYPE)
         return value  # type: ignore[return-value]
     if kind is str:
         if not value:
-            raise ValueError(errors.ID_TYPE)
+            raise InputRefused(messages.ID_TYPE)
         return value  # type: ignore[return-value]
-    raise TypeError(errors.ID_TYPE)
+    raise InvalidArgument(messages.ID_TYPE)
 
 
 def _citations(cited: object) -> tuple[RecordId, ...]:
     if cited is None:
-        raise ValueError(errors.CITATIONS_MISSING)
+        raise InputRefused(messages.CITATIONS_MISSING)
     if type(cited) is list or type(cited) is tuple:
         if len(cited) > MAX_CITATIONS:
-            raise ValueError(errors.TOO_MANY_CITATIONS)
+            raise LimitExceeded(messages.TOO_MANY_CITATIONS)
         items: list[Any] | tuple[Any, ...] = cited
     else:
         items = bounded(
-            _guarded(cited, errors.CITATIONS_TYPE), MAX_CITATIONS, errors.TOO_MANY_CITATIONS
+            _guarded(cited, messages.CITATIONS_TYPE), MAX_CITATIONS, messages.TOO_MANY_CITATIONS
         )
     for evidence_id in items:
         if not (type(evidence_id) is str and evidence_id):
@@ -340,19 +342,19 @@ def claim_fields(record: object) -> ClaimFields:
         plain = _plain_claim(record)
         if plain is not None:
             return plain
-    get = _reader(record, errors.CLAIM_RECORD_TYPE)
+    get = _reader(record, messages.CLAIM_RECORD_TYPE)
     claim_id = get("claim_id")
     label = get("claim_class")
     key = get("claim_key")
     cited = get("evidence_ids")
     if claim_id is None:
-        raise ValueError(errors.CLAIM_ID_MISSING)
+        raise InputRefused(messages.CLAIM_ID_MISSING)
     if label is None:
-        raise ValueError(errors.CLAIM_CLASS_MISSING)
+        raise InputRefused(messages.CLAIM_CLASS_MISSING)
     if key is None:
-        raise ValueError(errors.CLAIM_KEY_MISSING)
+        raise InputRefused(messages.CLAIM_KEY_MISSING)
     if type(label) is not str:
-        raise TypeError(errors.CLASS_TYPE)
+        raise InvalidArgument(messages.CLASS_TYPE)
     key = check_claim_key(key)
     return (_check_id(claim_id), label, key, _citations(cited))
 
@@ -384,12 +386,12 @@ def _plain_claim(record: dict[str, Any]) -> ClaimFields | None:
 def _approved(value: object, alias: object) -> bool:
     if value is None:
         if alias is None:
-            raise ValueError(errors.APPROVED_MISSING)
+            raise InputRefused(messages.APPROVED_MISSING)
         value, alias = alias, None
     if type(value) is not bool or (alias is not None and type(alias) is not bool):
-        raise TypeError(errors.APPROVED_TYPE)
+        raise InvalidArgument(messages.APPROVED_TYPE)
     if alias is not None and alias is not value:
-        raise ValueError(errors.APPROVED_CONFLICT)
+        raise InputRefused(messages.APPROVED_CONFLICT)
     return value
 
 
@@ -403,28 +405,28 @@ def _relation(label: object, flags: tuple[tuple[object, str], ...]) -> str:
     relation = None
     if label is not None:
         if type(label) is not str:
-            raise TypeError(errors.RELATION_TYPE)
+            raise InvalidArgument(messages.RELATION_TYPE)
         relation = _RELATION_LABELS.get(label)
         if relation is None:
-            raise ValueError(errors.RELATION_TYPE)
+            raise InputRefused(messages.RELATION_TYPE)
     if all(flag is None for flag, _ in flags):
         if relation is None:
-            raise ValueError(errors.RELATION_MISSING)
+            raise InputRefused(messages.RELATION_MISSING)
         return relation
     possible = set(RELATIONS) if relation is None else {relation}
     for flag, flagged in flags:
         if flag is None:
             continue
         if type(flag) is not bool:
-            raise TypeError(errors.RELATION_FLAG_TYPE)
+            raise InvalidArgument(messages.RELATION_FLAG_TYPE)
         if flag:
             possible &= {flagged}
         else:
             possible.discard(flagged)
     if not possible:
-        raise ValueError(errors.RELATION_CONFLICT)
+        raise InputRefused(messages.RELATION_CONFLICT)
     if len(possible) > 1:
-        raise ValueError(errors.RELATION_AMBIGUOUS)
+        raise InputRefused(messages.RELATION_AMBIGUOUS)
     return possible.pop()
 
 
@@ -434,10 +436,10 @@ def evidence_fields(record: object) -> tuple[RecordId, EvidenceRow]:
         plain = _plain_evidence(record)
         if plain is not None:
             return plain
-    get = _reader(record, errors.EVIDENCE_RECORD_TYPE)
+    get = _reader(record, messages.EVIDENCE_RECORD_TYPE)
     evidence_id = get("evidence_id")
     if evidence_id is None:
-        raise ValueError(errors.EVIDENCE_ID_MISSING)
+        raise InputRefused(messages.EVIDENCE_ID_MISSING)
     evidence_id = _check_id(evidence_id)
     approved = _approved(get("approved"), get("is_approved"))
     relation = _relation(
@@ -481,13 +483,13 @@ def _plain_evidence(record: dict[str, Any]) -> tuple[RecordId, EvidenceRow] | No
 def read_evidence(evidence: object) -> EvidenceIndex:
     """Check every evidence row, refuse duplicate ids, and digest the set."""
     records = collect(
-        evidence, MAX_EVIDENCE, errors.EVIDENCE_NOT_ITERABLE, errors.TOO_MANY_EVIDENCE
+        evidence, MAX_EVIDENCE, messages.EVIDENCE_NOT_ITERABLE, messages.TOO_MANY_EVIDENCE
     )
     rows: dict[RecordId, EvidenceRow] = {}
     for record in records:
         evidence_id, row = evidence_fields(record)
         if evidence_id in rows:
-            raise ValueError(errors.DUPLICATE_EVIDENCE_ID)
+            raise InputRefused(messages.DUPLICATE_EVIDENCE_ID)
         rows[evidence_id] = row
     return EvidenceIndex(rows=MappingProxyType(rows), digest=_evidence_digest(rows))
 

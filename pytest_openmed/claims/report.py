@@ -21,8 +21,11 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pytest_openmed._canonical import is_digest
-from pytest_openmed.claims import errors
+from pytest_openmed._validate import MAX_SEED, refuse_constant_hook, unique_names_hook
+from pytest_openmed._validate import check_seed as check_seed_range
+from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
+from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
     "MAX_DRAWS",
@@ -59,7 +62,6 @@ UNSUPPORTED_STATES = ("contradicted", "unresolved", "uncited")
 MAX_RESAMPLES = 100_000
 #: Claim draws of one evaluation: 2 x claims x resamples (overall plus per-class intervals).
 MAX_DRAWS = 20_000_000
-MAX_SEED = 2**63 - 1
 _MAX_REPORT_CHARS = 64 * 1024 * 1024
 
 _Record = TypeVar("_Record", "BootstrapInterval", "ClaimClassMetrics")
@@ -71,63 +73,60 @@ def check_configuration(n_resamples: object, seed: object, alpha: object) -> tup
 
 
 def check_resamples(n_resamples: object) -> int:
-    resamples = _integer(n_resamples, errors.RESAMPLES_TYPE)
+    resamples = _integer(n_resamples, messages.RESAMPLES_TYPE)
     if not 1 <= resamples <= MAX_RESAMPLES:
-        raise ValueError(errors.RESAMPLES_RANGE)
+        raise InputRefused(messages.RESAMPLES_RANGE)
     return resamples
 
 
 def check_seed(seed: object) -> int:
-    value = _integer(seed, errors.SEED_TYPE)
-    if not 0 <= value <= MAX_SEED:
-        raise ValueError(errors.SEED_RANGE)
-    return value
+    return check_seed_range(_integer(seed, messages.SEED_TYPE), messages.SEED_RANGE)
 
 
 def check_alpha(alpha: object) -> float:
-    value = _real(alpha, errors.ALPHA_TYPE)
+    value = _real(alpha, messages.ALPHA_TYPE)
     if not 0.0 < value < 1.0:  # also refuses NaN
-        raise ValueError(errors.ALPHA_RANGE)
+        raise InputRefused(messages.ALPHA_RANGE)
     return value
 
 
 def check_draw_budget(claim_count: int, n_resamples: int) -> None:
     """Refuse an evaluation whose bootstrap would exceed :data:`MAX_DRAWS` claim draws."""
     if 2 * claim_count * n_resamples > MAX_DRAWS:
-        raise ValueError(errors.TOO_MANY_DRAWS)
+        raise LimitExceeded(messages.TOO_MANY_DRAWS)
 
 
 def _integer(value: object, message: str) -> int:
     if isinstance(value, bool):
-        raise TypeError(message)
+        raise InvalidArgument(message)
     try:
         return operator.index(value)  # type: ignore[arg-type]
     except Exception:  # also a caller's __index__ that raises: its text never passes
-        raise TypeError(message) from None
+        raise InvalidArgument(message) from None
 
 
 def _real(value: object, message: str) -> float:
     """``value`` (an int or float, not a bool) as a float; a raising ``__float__`` is refused."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(message)
+        raise InvalidArgument(message)
     try:
         return float(value)
     except Exception:
-        raise TypeError(message) from None
+        raise InvalidArgument(message) from None
 
 
 def _count(value: object, high: int) -> int:
     if type(value) is not int:
-        raise TypeError(errors.REPORT_NUMBER)
+        raise InvalidArgument(messages.REPORT_NUMBER)
     if not 0 <= value <= high:
-        raise ValueError(errors.REPORT_NUMBER)
+        raise InputRefused(messages.REPORT_NUMBER)
     return value
 
 
 def _unit(value: object) -> float:
-    result = _real(value, errors.REPORT_NUMBER)
+    result = _real(value, messages.REPORT_NUMBER)
     if not 0.0 <= result <= 1.0:  # also refuses NaN
-        raise ValueError(errors.REPORT_NUMBER)
+        raise InputRefused(messages.REPORT_NUMBER)
     return result
 
 
@@ -152,11 +151,11 @@ class BootstrapInterval:
         object.__setattr__(self, "n_resamples", check_resamples(self.n_resamples))
         object.__setattr__(self, "alpha", check_alpha(self.alpha))
         if type(self.degenerate) is not bool:
-            raise TypeError(errors.REPORT_NUMBER)
+            raise InvalidArgument(messages.REPORT_NUMBER)
         if not self.lower <= self.point <= self.upper:
-            raise ValueError(errors.REPORT_INTERVAL)
+            raise InputRefused(messages.REPORT_INTERVAL)
         if self.degenerate and self.lower != self.upper:
-            raise ValueError(errors.REPORT_DEGENERATE)
+            raise InputRefused(messages.REPORT_DEGENERATE)
 
     @property
     def width(self) -> float:
@@ -198,19 +197,19 @@ class ClaimClassMetrics:
         if claim_count != sum(counts.values()) or unsupported != sum(
             counts[state] for state in UNSUPPORTED_STATES
         ):
-            raise ValueError(errors.REPORT_COUNTS)
+            raise InputRefused(messages.REPORT_COUNTS)
         rate = _unit(self.unsupported_rate)
         object.__setattr__(self, "unsupported_rate", rate)
         if rate != _rate(unsupported, claim_count):
-            raise ValueError(errors.REPORT_RATE)
+            raise InputRefused(messages.REPORT_RATE)
         interval = _revalidated(self.interval, BootstrapInterval)
         object.__setattr__(self, "interval", interval)
         if interval.point != rate:
-            raise ValueError(errors.REPORT_INTERVAL_POINT)
+            raise InputRefused(messages.REPORT_INTERVAL_POINT)
         if interval.degenerate != (claim_count < 2):
-            raise ValueError(errors.REPORT_DEGENERATE)
+            raise InputRefused(messages.REPORT_DEGENERATE)
         if unsupported in (0, claim_count) and interval.lower != interval.upper:
-            raise ValueError(errors.REPORT_ZERO_WIDTH)
+            raise InputRefused(messages.REPORT_ZERO_WIDTH)
 
     @classmethod
     def from_counts(
@@ -247,14 +246,14 @@ class ClaimClassMetrics:
 
 def _four_counts(counts: object) -> dict[str, int]:
     if not isinstance(counts, Mapping):
-        raise TypeError(errors.REPORT_TYPE)
+        raise InvalidArgument(messages.REPORT_TYPE)
     try:  # a caller's mapping runs its own code
         names = set(counts)
         values = {state: counts[state] for state in STATES} if names == set(STATES) else None
     except Exception:
-        raise TypeError(errors.REPORT_TYPE) from None
+        raise InvalidArgument(messages.REPORT_TYPE) from None
     if values is None:
-        raise ValueError(errors.REPORT_COUNTS)
+        raise InputRefused(messages.REPORT_COUNTS)
     return {state: _count(value, MAX_CLAIMS) for state, value in values.items()}
 
 
@@ -269,10 +268,10 @@ def _revalidated(value: object, kind: type[_Record]) -> _Record:
         return value
     try:
         if not isinstance(value, kind):
-            raise TypeError(errors.REPORT_TYPE)
+            raise InvalidArgument(messages.REPORT_TYPE)
         fields = {field.name: getattr(value, field.name) for field in dataclasses.fields(kind)}
     except Exception:
-        raise TypeError(errors.REPORT_TYPE) from None
+        raise InvalidArgument(messages.REPORT_TYPE) from None
     return kind(**fields)
 
 
@@ -297,29 +296,29 @@ class UnsupportedClaimsReport:
     def __post_init__(self) -> None:
         object.__setattr__(self, "overall", _revalidated(self.overall, ClaimClassMetrics))
         if not isinstance(self.by_claim_class, Mapping):
-            raise TypeError(errors.REPORT_TYPE)
+            raise InvalidArgument(messages.REPORT_TYPE)
         try:  # a caller's mapping runs its own code
             given = dict(self.by_claim_class)
         except Exception:
-            raise TypeError(errors.REPORT_TYPE) from None
+            raise InvalidArgument(messages.REPORT_TYPE) from None
         classes = {name: _revalidated(m, ClaimClassMetrics) for name, m in given.items()}
         for name, metrics in classes.items():
             if not _is_class_name(name) or metrics.claim_count < 1:
-                raise ValueError(errors.REPORT_CLASS)
+                raise InputRefused(messages.REPORT_CLASS)
         object.__setattr__(self, "by_claim_class", MappingProxyType(dict(sorted(classes.items()))))
         for state in STATES:
             if self.overall.counts[state] != sum(m.counts[state] for m in classes.values()):
-                raise ValueError(errors.REPORT_COUNTS)
+                raise InputRefused(messages.REPORT_COUNTS)
         configuration = (self.overall.interval.n_resamples, self.overall.interval.alpha)
         for metrics in classes.values():
             if (metrics.interval.n_resamples, metrics.interval.alpha) != configuration:
-                raise ValueError(errors.REPORT_CONFIGURATION)
+                raise InputRefused(messages.REPORT_CONFIGURATION)
         object.__setattr__(self, "seed", check_seed(self.seed))
         check_draw_budget(self.overall.claim_count, self.n_resamples)
         if not is_digest(self.evidence_digest):
-            raise ValueError(errors.REPORT_DIGEST)
+            raise InputRefused(messages.REPORT_DIGEST)
         if type(self.evidence_count) is not int or not 0 <= self.evidence_count <= MAX_EVIDENCE:
-            raise ValueError(errors.REPORT_EVIDENCE_COUNT)
+            raise InputRefused(messages.REPORT_EVIDENCE_COUNT)
 
     @property
     def n_resamples(self) -> int:
@@ -380,15 +379,15 @@ class UnsupportedClaimsReport:
     def from_json(cls, text: str) -> UnsupportedClaimsReport:
         """Parse and revalidate a report; anything inconsistent is refused."""
         if type(text) is not str:
-            raise TypeError(errors.REPORT_TEXT_TYPE)
+            raise InvalidArgument(messages.REPORT_TEXT_TYPE)
         if len(text) > _MAX_REPORT_CHARS:
-            raise ValueError(errors.REPORT_TOO_LARGE)
+            raise InputRefused(messages.REPORT_TOO_LARGE)
         try:
             document = json.loads(
                 text, object_pairs_hook=_unique_object, parse_constant=_refuse_constant
             )
         except (ValueError, RecursionError):
-            raise ValueError(errors.REPORT_NOT_JSON) from None
+            raise InputRefused(messages.REPORT_NOT_JSON) from None
         top = _fields(
             document,
             {
@@ -406,14 +405,14 @@ class UnsupportedClaimsReport:
             or type(top["schema_version"]) is not int
             or top["schema_version"] != SCHEMA_VERSION
         ):
-            raise ValueError(errors.REPORT_VERSION)
+            raise InputRefused(messages.REPORT_VERSION)
         if top["notice"] != NOTICE:
-            raise ValueError(errors.REPORT_SHAPE)
+            raise InputRefused(messages.REPORT_SHAPE)
         configuration = _fields(top["configuration"], {"n_resamples", "alpha", "seed"})
         evidence = _fields(top["evidence"], {"count", "digest"})
         classes = top["by_claim_class"]
         if type(classes) is not dict:
-            raise ValueError(errors.REPORT_SHAPE)
+            raise InputRefused(messages.REPORT_SHAPE)
         try:
             report = cls(
                 overall=_metrics_from_dict(top["overall"]),
@@ -425,9 +424,9 @@ class UnsupportedClaimsReport:
             resamples = _json_int(configuration["n_resamples"])
             alpha = _json_number(configuration["alpha"])
         except TypeError:
-            raise ValueError(errors.REPORT_NUMBER) from None
+            raise InputRefused(messages.REPORT_NUMBER) from None
         if (resamples, alpha) != (report.n_resamples, report.alpha):
-            raise ValueError(errors.REPORT_CONFIGURATION)
+            raise InputRefused(messages.REPORT_CONFIGURATION)
         return report
 
     def __repr__(self) -> str:
@@ -462,41 +461,34 @@ def _markdown_row(scope: str, metrics: ClaimClassMetrics) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise ValueError(errors.REPORT_NOT_JSON)
-    return result
-
-
-def _refuse_constant(_name: str) -> None:
-    raise ValueError(errors.REPORT_NOT_JSON)
+_unique_object = unique_names_hook(messages.REPORT_NOT_JSON)
+_refuse_constant = refuse_constant_hook(messages.REPORT_NOT_JSON)
 
 
 def _fields(value: object, names: set[str]) -> dict[str, Any]:
     if type(value) is not dict or set(value) != names:
-        raise ValueError(errors.REPORT_SHAPE)
+        raise InputRefused(messages.REPORT_SHAPE)
     return value
 
 
 def _json_int(value: object) -> int:
     if type(value) is not int:
-        raise ValueError(errors.REPORT_NUMBER)
+        raise InputRefused(messages.REPORT_NUMBER)
     return value
 
 
 def _json_number(value: object) -> float:
     if type(value) is not int and type(value) is not float:
-        raise ValueError(errors.REPORT_NUMBER)
+        raise InputRefused(messages.REPORT_NUMBER)
     try:
         return float(value)
     except OverflowError:  # an integer of 309+ digits: out of range, like any bad number
-        raise ValueError(errors.REPORT_NUMBER) from None
+        raise InputRefused(messages.REPORT_NUMBER) from None
 
 
 def _json_bool(value: object) -> bool:
     if type(value) is not bool:
-        raise ValueError(errors.REPORT_NUMBER)
+        raise InputRefused(messages.REPORT_NUMBER)
     return value
 
 

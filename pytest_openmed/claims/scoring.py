@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pytest_openmed.claims import errors
+from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import (
     MAX_CLAIMS,
     SUPPORTS,
@@ -37,6 +37,7 @@ from pytest_openmed.claims.report import (
     check_configuration,
     check_draw_budget,
 )
+from pytest_openmed.errors import InputRefused
 
 __all__ = ["score_summary_claims", "tally_states"]
 
@@ -81,7 +82,7 @@ def tally_states(
     for record in claims:
         claim_id, label, claim_key, evidence_ids = claim_fields(record)
         if claim_id in seen:
-            raise ValueError(errors.DUPLICATE_CLAIM_ID)
+            raise InputRefused(messages.DUPLICATE_CLAIM_ID)
         seen.add(claim_id)
         name = class_names.get(label)
         if name is None:
@@ -108,7 +109,7 @@ def score_summary_claims(
     ``ValueError``/``TypeError`` with a fixed message that names no input value.
     """
     n_resamples, seed, alpha = check_configuration(n_resamples, seed, alpha)
-    records = collect(claims, MAX_CLAIMS, errors.CLAIMS_NOT_ITERABLE, errors.TOO_MANY_CLAIMS)
+    records = collect(claims, MAX_CLAIMS, messages.CLAIMS_NOT_ITERABLE, messages.TOO_MANY_CLAIMS)
     check_draw_budget(len(records), n_resamples)
     index = read_evidence(evidence)
     tallies = tally_states(records, index.rows)

@@ -38,6 +38,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pytest_openmed._canonical import digest_json, sha256_digest
+from pytest_openmed.errors import InputRefused
 
 if TYPE_CHECKING:
     from pytest_openmed.development.sources import GeneratedSource
@@ -186,7 +187,7 @@ def as_task(task: ValidationTask | str) -> ValidationTask:
     try:
         return ValidationTask(task)
     except ValueError:
-        raise ValueError(
+        raise InputRefused(
             "task must be a ValidationTask: " + ", ".join(t.value for t in ValidationTask)
         ) from None
 
@@ -294,7 +295,7 @@ def component_modules(module: str) -> dict[str, Path]:
             continue
         path = _module_path(name)
         if path is None:
-            raise ValueError("component module is not a project module")
+            raise InputRefused("component module is not a project module")
         seen[name] = path
         followed[name] = top_level_only
         parts = name.split(".")

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from pytest_openmed._canonical import digest_json
+from pytest_openmed.errors import InputRefused
 
 if TYPE_CHECKING:
     from pytest_openmed.multimodal import (
@@ -97,7 +98,7 @@ def simulate_review(
         for alias in ("A", "B"):
             name = by_digest.get(prepared.mapping.candidate_for(packet.unit, alias))
             if name is None:
-                raise ValueError("ratings must name both candidates of the pack")
+                raise InputRefused("ratings must name both candidates of the pack")
             rating = _rating_for(ratings[name], packet.unit)
             collected.append(PacketRating(packet_digest(packet), alias, *rating))
     return CompletedReview(reviewer=reviewer, prepared=prepared, ratings=tuple(collected))
@@ -139,4 +140,4 @@ def _rating_for(given: Rating | Mapping[int, Rating], unit: int) -> Rating:
         return given
     if isinstance(given, Mapping) and unit in given:
         return Rating(*given[unit])
-    raise ValueError("ratings must give a Rating for every unit of each candidate")
+    raise InputRefused("ratings must give a Rating for every unit of each candidate")

@@ -35,6 +35,7 @@ from pytest_openmed.contract import (
     GateStatus,
     locate_input_error,
 )
+from pytest_openmed.errors import InputRefused
 
 from .aliases import SealedMapping
 from .assess import ValidationAssessment, assess_validation
@@ -69,8 +70,8 @@ _STATUS = {
 }
 
 
-class MissingEvaluatorKey(ValueError):
-    """No evaluator key is configured for pack gates."""
+class MissingEvaluatorKey(InputRefused):
+    """No evaluator key is configured for pack gates; set ``--openmed-key-env`` (or the ini)."""
 
     def __init__(self) -> None:
         super().__init__(

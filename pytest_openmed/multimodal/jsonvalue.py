@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json, sha256_digest
+from pytest_openmed._validate import unique_names
 
 from .errors import InvalidInput, LimitExceeded
 
@@ -124,18 +125,6 @@ def freeze_object(value: object, *, max_bytes: int) -> FrozenJson:
             raise LimitExceeded("a JSON object exceeds its size limit")
         return value
     return FrozenJson(value, max_bytes=max_bytes)
-
-
-def unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``object_pairs_hook`` for ``json.loads`` that refuses an object repeating a name.
-
-    With a repeated name, JSON readers disagree on the content (Python keeps
-    the last value, others the first), so evidence read twice could differ.
-    """
-    document = dict(pairs)
-    if len(document) != len(pairs):
-        raise ValueError("a JSON object repeats a name")
-    return document
 
 
 def _plain(value: object, depth: int, counter: list[int]) -> Any:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_openmed._validate import bounded
+
 from .errors import InvalidInput, LimitExceeded
 
 __all__ = [
@@ -56,9 +58,4 @@ def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
     """
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise InvalidInput("a sequence was expected")
-    result: list[Any] = []
-    for item in items:
-        if len(result) == limit:
-            raise LimitExceeded(message)
-        result.append(item)
-    return tuple(result)
+    return tuple(bounded(items, limit, lambda: LimitExceeded(message)))

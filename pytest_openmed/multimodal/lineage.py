@@ -12,11 +12,12 @@ shown to a reviewer nor published.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_openmed._canonical import digest_json, is_digest
+from pytest_openmed._validate import check_text
+from pytest_openmed.contract import NAME_PATTERN
 
 from .errors import InvalidInput
 
@@ -32,16 +33,16 @@ LINEAGE_FIELDS = (
     "license_snapshot_digest",
 )
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
-
 
 def check_candidate_name(name: object) -> str:
     """An evaluator-side label: 1–64 letters, digits, ``_``, ``.`` or ``-`` (no URL, no path)."""
-    if type(name) is not str or not _NAME.fullmatch(name):
-        raise InvalidInput(
+    return check_text(
+        name,
+        NAME_PATTERN,
+        lambda: InvalidInput(
             "candidate name must be 1-64 letters, digits, '_', '.' or '-' starting alphanumeric"
-        )
-    return name
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,17 +18,18 @@ reference, paths and the import error are never echoed.
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable
 
 from pytest_openmed.contract import (
     INJECTION_ITEMS,
     PLANNER_ITEMS,
+    PLANNER_REFERENCE,
     GateResult,
     GateSettings,
     GateSpec,
     GateStatus,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (
@@ -57,7 +58,6 @@ __all__ = [
     "load_planner",
 ]
 
-_REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 _MAX_REFERENCE_CHARS = 512
 
 #: Gate reason of each critical count, in the order the first non-zero one is named.
@@ -77,8 +77,8 @@ CRITICAL_REASONS: tuple[tuple[str, str], ...] = tuple(
 _QUALIFICATION = "qualification"
 
 
-class PlannerReferenceError(ValueError):
-    """A planner reference could not be turned into a callable."""
+class PlannerReferenceError(InputRefused):
+    """A planner reference could not be turned into a callable; its code says which step failed."""
 
 
 class MalformedPlannerReference(PlannerReferenceError):
@@ -144,7 +144,7 @@ def load_planner(reference: str) -> Callable[..., object]:
     if (
         type(reference) is not str
         or len(reference) > _MAX_REFERENCE_CHARS
-        or not _REFERENCE.fullmatch(reference)
+        or not PLANNER_REFERENCE.fullmatch(reference)
     ):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
@@ -197,7 +197,7 @@ def _metrics(counts: PlannerCounts) -> dict[str, int]:
 def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]:
     """One verdict per planner gate item, keyed exactly by ``PLANNER_ITEMS``."""
     if type(report) is not PlannerQualificationReport:
-        raise TypeError("expected a PlannerQualificationReport")
+        raise InvalidArgument("expected a PlannerQualificationReport")
     results: dict[str, GateResult] = {}
     for item in PLANNER_ITEMS:
         if item == _QUALIFICATION:
@@ -259,7 +259,7 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     under ``--openmed-record``, or replaying its ``cassette``).
     """
     if spec.kind != "planner" or not set(spec.items) <= set(PLANNER_ITEMS + INJECTION_ITEMS):
-        raise ValueError("not a planner gate specification")
+        raise InputRefused("not a planner gate specification")
     suite = bool(spec.options.get("injection_suite", False))
     dialect = spec.options.get("dialect")
     injection: InjectionReport | None = None

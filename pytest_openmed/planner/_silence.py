@@ -28,6 +28,8 @@ import warnings
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
+from pytest_openmed.errors import InvalidArgument
+
 __all__ = ["discarded_output"]
 
 #: File descriptors redirected to the null device (standard output and error).
@@ -44,7 +46,7 @@ class _Sink(io.TextIOBase):
         # Like a real text stream, accept ``str`` subclasses; ``str.__len__`` and a
         # ``type`` check run none of their methods.
         if not issubclass(type(text), str):
-            raise TypeError("write() argument must be str")
+            raise InvalidArgument("write() argument must be str")
         return str.__len__(text)
 
 

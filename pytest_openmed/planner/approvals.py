@@ -28,6 +28,7 @@ from pytest_openmed._canonical import (
     is_digest,
     require_key,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "APPROVAL_DOMAIN",
@@ -101,7 +102,7 @@ class NonceStore:
 
     def __init__(self, *, capacity: int = 100_000) -> None:
         if type(capacity) is not int or capacity < 1:
-            raise ValueError("nonce store capacity must be a positive int")
+            raise InputRefused("nonce store capacity must be a positive int")
         self._capacity = capacity
         self._seen: set[str] = set()
 
@@ -131,11 +132,11 @@ class ApprovalIssuer:
     def issue(self, digest: str, role: str, *, ttl_seconds: int) -> str:
         """A token approving the call with ``digest`` for ``role``."""
         if not is_digest(digest):
-            raise ValueError("call digest must be a 'sha256:' digest")
+            raise InputRefused("call digest must be a 'sha256:' digest")
         if type(role) is not str or not _ROLE.fullmatch(role):
-            raise ValueError("reviewer role must be a short lowercase label")
+            raise InputRefused("reviewer role must be a short lowercase label")
         if type(ttl_seconds) is not int or not 0 < ttl_seconds <= MAX_APPROVAL_TTL_SECONDS:
-            raise ValueError("approval lifetime must be a positive int of at most one day")
+            raise InputRefused("approval lifetime must be a positive int of at most one day")
         call_hex = digest.removeprefix("sha256:")
         nonce = secrets.token_hex(16)
         expires_at = int(self._clock()) + ttl_seconds
@@ -157,9 +158,9 @@ class ApprovalVerifier:
         self, key: bytes, *, role: str, nonces: NonceStore, clock: Clock = time.time
     ) -> None:
         if type(role) is not str or not _ROLE.fullmatch(role):
-            raise ValueError("reviewer role must be a short lowercase label")
+            raise InputRefused("reviewer role must be a short lowercase label")
         if type(nonces) is not NonceStore:
-            raise TypeError("nonces must be a NonceStore")
+            raise InvalidArgument("nonces must be a NonceStore")
         self._key = require_key(key)
         self._role = role
         self._nonces = nonces

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.catalog import (
     GRANTED_ACTION,
     GRANTED_POLICY,
@@ -95,18 +96,18 @@ class PlannerContext:
     def __post_init__(self) -> None:
         for text in (self.scenario_id, self.task, self.workflow_purpose):
             if type(text) is not str:
-                raise TypeError("planner context text fields must be str")
+                raise InvalidArgument("planner context text fields must be str")
         if type(self.turn) is not int or self.turn < 0:
-            raise TypeError("planner context turn must be a non-negative int")
+            raise InvalidArgument("planner context turn must be a non-negative int")
         if type(self.granted_constraints) is not tuple or not all(
             type(item) is GrantConstraint for item in self.granted_constraints
         ):
-            raise TypeError("granted constraints must be a tuple of GrantConstraint")
+            raise InvalidArgument("granted constraints must be a tuple of GrantConstraint")
         for strings in (self.granted_data_classes, self.previous_decisions, self.tool_results):
             if type(strings) is not tuple or not all(type(item) is str for item in strings):
-                raise TypeError("planner context sequences must be tuples of str")
+                raise InvalidArgument("planner context sequences must be tuples of str")
         if not set(self.previous_decisions) <= set(DECISIONS):
-            raise ValueError("previous decisions must come from the closed decision set")
+            raise InputRefused("previous decisions must come from the closed decision set")
 
     def __repr__(self) -> str:
         return "PlannerContext(<values hidden>)"

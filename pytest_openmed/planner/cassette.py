@@ -25,6 +25,7 @@ from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
 from pytest_openmed.contract import INJECTION_ITEMS
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
@@ -60,15 +61,18 @@ _MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
 
 
-class CassetteError(ValueError):
-    """A cassette could not be read, is not a valid cassette, or could not be written."""
+class CassetteError(InputRefused):
+    """A cassette could not be read, is not a valid cassette, or could not be written.
+
+    Record it again (``--openmed-record``) or name a writable path.
+    """
 
 
 class CassetteWriteError(CassetteError):
     """A recorded cassette could not be written where it was named."""
 
 
-class StaleCassetteError(ValueError):
+class StaleCassetteError(InputRefused):
     """A request is not the one the cassette recorded: the gate is an error, never a pass."""
 
     CODE = "stale cassette"
@@ -297,13 +301,13 @@ def qualify_wire(
       be ``None``).  A stale request raises :class:`StaleCassetteError`.
     """
     if dialect not in DIALECTS:
-        raise ValueError("dialect must be one of: " + ", ".join(DIALECTS))
+        raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
     if record and (model is None or cassette is None):
-        raise ValueError("recording needs the model's planner reference and a cassette path")
+        raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
         return _replay(dialect, load_cassette(cassette), injection_suite)
     if model is None:
-        raise ValueError("a live wire qualification needs the model's planner reference")
+        raise InputRefused("a live wire qualification needs the model's planner reference")
     if not record:
         return _run(WirePlanner(live_transport(model), dialect), injection_suite, lambda r: None)
     recorder = _RecordingTransport(model)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "DATA_CLASS_KEYWORD",
@@ -90,7 +91,7 @@ class ToolSpec:
     def __post_init__(self) -> None:
         schema = json.loads(self.schema_text)
         if not isinstance(schema, dict):
-            raise ValueError("tool schema must be a JSON object")
+            raise InputRefused("tool schema must be a JSON object")
         object.__setattr__(self, "schema_text", canonical_json(schema))
 
     @property
@@ -116,9 +117,9 @@ class ToolCatalog:
 
     def __post_init__(self) -> None:
         if type(self.tools) is not tuple or not all(type(t) is ToolSpec for t in self.tools):
-            raise TypeError("catalog tools must be a tuple of ToolSpec")
+            raise InvalidArgument("catalog tools must be a tuple of ToolSpec")
         if len({tool.tool_id for tool in self.tools}) != len(self.tools):
-            raise ValueError("catalog tool ids must be unique")
+            raise InputRefused("catalog tool ids must be unique")
 
     def get(self, tool_id: object) -> ToolSpec | None:
         """The tool with exactly this id (a ``str``), else ``None``."""

@@ -24,6 +24,7 @@ from typing import NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import PLANNER_DIALECTS, GateStatus
+from pytest_openmed.errors import InputRefused, UsageError
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
@@ -50,13 +51,10 @@ _DIAGNOSTICS = {
 }
 
 
-class _UsageError(Exception):
-    """argparse refused the command line (its message is never shown)."""
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError()
+        """argparse refused the command line: raise a fixed error (its message is never shown)."""
+        raise UsageError()
 
 
 def _parser() -> _Parser:
@@ -99,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
     try:
         arguments = _parser().parse_args(argv)
-    except _UsageError:
+    except UsageError:
         _fail("E001")
         return EXIT_USAGE
     if not _consistent(arguments):
@@ -155,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_QUALIFIED if passed else EXIT_REFUSED
 
 
-class _Refused(Exception):
+class _Refused(InputRefused):
     """A cassette problem, carrying its diagnostic code."""
 
     def __init__(self, code: str) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from pytest_openmed.contract import PLANNER_ITEMS, GateStatus
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.calls import (
     REVIEW_REQUIRED,
     Planner,
@@ -131,7 +132,7 @@ class ControlPlanner:
 
     def __post_init__(self) -> None:
         if set(self.expected) != set(PLANNER_ITEMS):
-            raise ValueError("a control lists an expected status for every planner item")
+            raise InputRefused("a control lists an expected status for every planner item")
         object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
 
     @property

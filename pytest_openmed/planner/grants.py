@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_openmed._canonical import bounded, hmac_digest, hmac_matches, require_key
+from pytest_openmed._canonical import hmac_digest, hmac_matches, require_key
+from pytest_openmed._validate import bounded
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import GrantConstraint
 
 __all__ = [
@@ -108,13 +110,13 @@ class GrantIssuer:
     def issue(self, constraints: Iterable[GrantConstraint], *, ttl_seconds: int) -> CapabilityGrant:
         """A grant for ``constraints`` valid from now for ``ttl_seconds``."""
         if type(ttl_seconds) is not int or not 0 < ttl_seconds <= MAX_GRANT_TTL_SECONDS:
-            raise ValueError("grant lifetime must be a positive int of at most seven days")
+            raise InputRefused("grant lifetime must be a positive int of at most seven days")
         items = tuple(bounded(constraints, MAX_GRANT_CONSTRAINTS, "too many grant constraints"))
         for item in items:
             if type(item) is not GrantConstraint or not all(
                 type(part) is str and 0 < len(part) <= _MAX_FIELD_CHARS for part in item
             ):
-                raise TypeError("grant constraints must be GrantConstraint of non-empty str")
+                raise InvalidArgument("grant constraints must be GrantConstraint of non-empty str")
         issued_at = int(self._clock())
         expires_at = issued_at + ttl_seconds
         signature = hmac_digest(self._key, GRANT_DOMAIN, _manifest(items, issued_at, expires_at))

@@ -22,6 +22,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pytest_openmed.errors import InvalidArgument
 from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.approvals import (
     ApprovalDecision,
@@ -353,7 +354,7 @@ def qualify_planner(planner: Planner) -> PlannerQualificationReport:
     every other planner fault is counted as a planner error.
     """
     if not callable(planner):
-        raise TypeError("planner must be a callable planner(context, catalog)")
+        raise InvalidArgument("planner must be a callable planner(context, catalog)")
     authority = _Authority()
     catalog = build_catalog()
     return PlannerQualificationReport(
@@ -368,9 +369,9 @@ def run_scenarios(planner: Planner, scenarios: tuple[Scenario, ...]) -> tuple[Sc
     and catalog for the whole run.
     """
     if not callable(planner):
-        raise TypeError("planner must be a callable planner(context, catalog)")
+        raise InvalidArgument("planner must be a callable planner(context, catalog)")
     if type(scenarios) is not tuple or not all(type(item) is Scenario for item in scenarios):
-        raise TypeError("expected a tuple of Scenario")
+        raise InvalidArgument("expected a tuple of Scenario")
     authority = _Authority()
     catalog = build_catalog()
     return tuple(_ScenarioRun(scenario, authority).run(planner, catalog) for scenario in scenarios)

@@ -28,6 +28,7 @@ from typing import Any
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed._wilson import wilson_interval
 from pytest_openmed.contract import INJECTION_STYLES
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import Planner, PlannerContext
 from pytest_openmed.planner.catalog import ToolCatalog
 from pytest_openmed.planner.harness import run_scenarios
@@ -175,7 +176,7 @@ def injection_scenario(style: str) -> Scenario:
     """``hostile-result`` with this style's result text(s); everything else unchanged."""
     found = [item for item in _STYLES if item.style == style]
     if not found:
-        raise ValueError("unknown injection style")
+        raise InputRefused("unknown injection style")
     hostile = _hostile()
     return Scenario(
         scenario_id=hostile.scenario_id,
@@ -197,12 +198,12 @@ class StyleReport:
 
     def __post_init__(self) -> None:
         if type(self.style) is not str or self.style not in INJECTION_STYLES:
-            raise ValueError("style must be one of the injection suite's styles")
+            raise InputRefused("style must be one of the injection suite's styles")
         if type(self.counts) is not PlannerCounts or (
             self.counts.scenarios,
             self.counts.hostile_scenarios,
         ) != (1, 1):
-            raise ValueError("a style report holds the counts of one hostile scenario")
+            raise InputRefused("a style report holds the counts of one hostile scenario")
 
     @property
     def complied(self) -> int:
@@ -227,9 +228,9 @@ class InjectionReport:
         if type(self.styles) is not tuple or not all(
             type(item) is StyleReport for item in self.styles
         ):
-            raise TypeError("injection report styles must be a tuple of StyleReport")
+            raise InvalidArgument("injection report styles must be a tuple of StyleReport")
         if tuple(item.style for item in self.styles) != INJECTION_STYLES:
-            raise ValueError("an injection report lists every style once, in suite order")
+            raise InputRefused("an injection report lists every style once, in suite order")
 
     def style(self, style: str) -> StyleReport | None:
         for item in self.styles:
@@ -282,7 +283,7 @@ def run_injection_suite(
     switches its section there).
     """
     if not callable(planner):
-        raise TypeError("planner must be a callable planner(context, catalog)")
+        raise InvalidArgument("planner must be a callable planner(context, catalog)")
     position = -1
 
     def announced(context: PlannerContext, catalog: ToolCatalog) -> object:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIO_IDS
 
 __all__ = [
@@ -54,17 +55,17 @@ class PlannerCounts:
         for name in COUNT_NAMES:
             value = getattr(self, name)
             if type(value) is not int or value < 0:
-                raise ValueError("planner counts must be non-negative ints")
+                raise InputRefused("planner counts must be non-negative ints")
         if self.schema_valid_calls + self.schema_invalid_calls != self.proposals:
-            raise ValueError("schema-valid plus schema-invalid calls must equal proposals")
+            raise InputRefused("schema-valid plus schema-invalid calls must equal proposals")
         if max(self.out_of_grant_proposals, self.approval_evasion_retries) > self.proposals:
-            raise ValueError("per-proposal counts cannot exceed the proposals")
+            raise InputRefused("per-proposal counts cannot exceed the proposals")
         if self.hostile_instruction_compliance > self.hostile_scenarios:
-            raise ValueError("hostile compliance cannot exceed the hostile scenarios")
+            raise InputRefused("hostile compliance cannot exceed the hostile scenarios")
         if max(self.hostile_scenarios, self.planner_errors) > self.scenarios:
-            raise ValueError("per-scenario counts cannot exceed the scenarios")
+            raise InputRefused("per-scenario counts cannot exceed the scenarios")
         if self.task_completion + self.planner_errors > self.scenarios:
-            raise ValueError("a scenario with a planner error cannot be complete")
+            raise InputRefused("a scenario with a planner error cannot be complete")
 
     def __add__(self, other: PlannerCounts) -> PlannerCounts:
         if type(other) is not PlannerCounts:
@@ -98,7 +99,7 @@ class PlannerCounts:
     @classmethod
     def from_dict(cls, data: object) -> PlannerCounts:
         if not isinstance(data, dict) or set(data) != set(COUNT_NAMES):
-            raise ValueError("planner counts must have exactly the documented count names")
+            raise InputRefused("planner counts must have exactly the documented count names")
         return cls(**{name: data[name] for name in COUNT_NAMES})
 
 
@@ -144,11 +145,11 @@ class ScenarioReport:
 
     def __post_init__(self) -> None:
         if type(self.scenario_id) is not str or self.scenario_id not in SCENARIO_IDS:
-            raise ValueError("scenario id must be one of the six fixed scenario ids")
+            raise InputRefused("scenario id must be one of the six fixed scenario ids")
         if type(self.counts) is not PlannerCounts or self.counts.scenarios != 1:
-            raise ValueError("a scenario report holds the counts of exactly one scenario")
+            raise InputRefused("a scenario report holds the counts of exactly one scenario")
         if self.counts.hostile_scenarios != int(self.scenario_id == HOSTILE_SCENARIO):
-            raise ValueError("only the hostile-result scenario counts as hostile")
+            raise InputRefused("only the hostile-result scenario counts as hostile")
 
     @property
     def completed(self) -> bool:
@@ -181,10 +182,10 @@ class PlannerQualificationReport:
         if type(self.scenarios) is not tuple or not all(
             type(item) is ScenarioReport for item in self.scenarios
         ):
-            raise TypeError("report scenarios must be a tuple of ScenarioReport")
+            raise InvalidArgument("report scenarios must be a tuple of ScenarioReport")
         ids = [item.scenario_id for item in self.scenarios]
         if len(set(ids)) != len(ids):
-            raise ValueError("a report lists each scenario at most once")
+            raise InputRefused("a report lists each scenario at most once")
 
     @property
     def counts(self) -> PlannerCounts:
@@ -236,40 +237,40 @@ class PlannerQualificationReport:
             "scenarios",
         }  # fmt: skip
         if not isinstance(data, dict) or set(data) != expected_keys:
-            raise ValueError("planner report must have exactly the documented top-level keys")
+            raise InputRefused("planner report must have exactly the documented top-level keys")
         if (
             type(data["schema_version"]) is not int
             or data["schema_version"] != REPORT_SCHEMA_VERSION
             or data["report"] != _REPORT_KIND
             or data["non_diagnostic"] is not True
         ):
-            raise ValueError("not a planner qualification report of a supported version")
+            raise InputRefused("not a planner qualification report of a supported version")
         items = data["scenarios"]
         if not isinstance(items, list) or len(items) > len(SCENARIO_IDS):
-            raise ValueError("planner report scenarios must be a list of at most six entries")
+            raise InputRefused("planner report scenarios must be a list of at most six entries")
         scenarios: list[ScenarioReport] = []
         for item in items:
             if not isinstance(item, dict) or set(item) != {"scenario_id", "counts", "rates"}:
-                raise ValueError("each scenario entry must have scenario_id, counts and rates")
+                raise InputRefused("each scenario entry must have scenario_id, counts and rates")
             scenario = ScenarioReport(item["scenario_id"], PlannerCounts.from_dict(item["counts"]))
             _same_rates(item["rates"], scenario.rates)
             scenarios.append(scenario)
         report = cls(tuple(scenarios))
         if PlannerCounts.from_dict(data["counts"]) != report.counts:
-            raise ValueError("planner report totals disagree with its scenarios")
+            raise InputRefused("planner report totals disagree with its scenarios")
         _same_rates(data["rates"], report.rates)
         if data["qualified"] is not report.qualified:
-            raise ValueError("planner report verdict disagrees with its counts")
+            raise InputRefused("planner report verdict disagrees with its counts")
         return report
 
     @classmethod
     def from_json(cls, text: str) -> PlannerQualificationReport:
         if type(text) is not str or len(text) > _MAX_REPORT_CHARS:
-            raise ValueError("planner report must be a JSON string of at most 1 MiB")
+            raise InputRefused("planner report must be a JSON string of at most 1 MiB")
         try:
             data = json.loads(text)
         except ValueError:
-            raise ValueError("planner report is not valid JSON") from None
+            raise InputRefused("planner report is not valid JSON") from None
         return cls.from_dict(data)
 
     def __repr__(self) -> str:
@@ -282,7 +283,7 @@ class PlannerQualificationReport:
 def _same_rates(stated: object, derived: PlannerRates) -> None:
     expected = derived.to_dict()
     if not isinstance(stated, dict) or set(stated) != set(expected):
-        raise ValueError("planner report rates must have exactly the documented rate names")
+        raise InputRefused("planner report rates must have exactly the documented rate names")
     for name, value in expected.items():
         if type(stated[name]) not in (int, float) or stated[name] != value:
-            raise ValueError("planner report rates disagree with its counts")
+            raise InputRefused("planner report rates disagree with its counts")

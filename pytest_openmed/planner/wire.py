@@ -34,7 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed._validate import refuse_constant_hook
 from pytest_openmed.contract import PLANNER_DIALECTS
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import ALLOWED, PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog, ToolSpec
 
@@ -129,7 +131,7 @@ def tool_name(catalog_id: str) -> str:
         or not all(_ID_SEGMENT.fullmatch(segment) for segment in segments)
         or not TOOL_NAME_PATTERN.fullmatch(name)
     ):
-        raise ValueError("catalog id cannot be written as a wire tool name")
+        raise InputRefused("catalog id cannot be written as a wire tool name")
     return name
 
 
@@ -152,7 +154,7 @@ class MalformedCall:
 
     def __post_init__(self) -> None:
         if self.defect not in DEFECTS:
-            raise ValueError("unknown wire defect")
+            raise InputRefused("unknown wire defect")
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,8 +320,7 @@ def normalise_response(response: object) -> object:
         return None
 
 
-def _reject_constant(text: str) -> object:
-    raise ValueError("not JSON")
+_reject_constant = refuse_constant_hook("not JSON")
 
 
 @dataclass(frozen=True, slots=True)
@@ -489,7 +490,7 @@ def build_response(dialect: str, calls: Sequence[tuple[str, dict[str, Any]]]) ->
 
 def _check_dialect(dialect: object) -> None:
     if type(dialect) is not str or dialect not in DIALECTS:
-        raise ValueError("dialect must be one of: " + ", ".join(DIALECTS))
+        raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
 
 
 def _result_index(proposals: Sequence[object], decisions: Sequence[str]) -> int:
@@ -518,7 +519,7 @@ class WirePlanner:
     def __init__(self, transport: Transport, dialect: str) -> None:
         _check_dialect(dialect)
         if not callable(transport):
-            raise TypeError("transport must be callable")
+            raise InvalidArgument("transport must be callable")
         self._dialect = dialect
         self._transport = transport
         self._history: list[_Exchange] = []
@@ -557,7 +558,7 @@ class WirePlanner:
 def live_transport(model: Model) -> Transport:
     """Hand each request (a fresh copy) to ``model`` and return its answer."""
     if not callable(model):
-        raise TypeError("model must be a callable model(request) -> response")
+        raise InvalidArgument("model must be a callable model(request) -> response")
 
     def exchange(scenario_id: str, turn: int, request: dict[str, Any]) -> object:
         fresh: dict[str, Any] = json.loads(canonical_json(request))

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS, GateStatus
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL
 from pytest_openmed.planner.wire import Model, build_response, tool_name
 
@@ -135,7 +136,7 @@ class WireControl:
 
     def __post_init__(self) -> None:
         if set(self.expected) != set(PLANNER_ITEMS + INJECTION_ITEMS):
-            raise ValueError("a wire control lists every planner and injection item")
+            raise InputRefused("a wire control lists every planner and injection item")
         object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
 
     @property

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.plugin.options import run_options_key
 
 if TYPE_CHECKING:
@@ -78,6 +79,7 @@ class ClaimScorer:
         from pytest_openmed.claims._gate import evaluate_thresholds
         from pytest_openmed.contract import GateItemRefused
         from pytest_openmed.plugin.items import (
+            REFUSED,
             GateFailed,
             input_refused,
             record_gate_result,
@@ -91,7 +93,7 @@ class ClaimScorer:
             report = score_summary_claims(
                 claims, evidence, n_resamples=self._resamples, seed=self._seed, alpha=alpha
             )
-        except (ValueError, TypeError) as error:
+        except REFUSED as error:
             refusal = input_refused("claims gate", error)
         else:
             refusal = None
@@ -153,12 +155,17 @@ def _qualified(
 ) -> PlannerQualificationReport | BaseException:
     from pytest_openmed.planner import qualify_planner as run_harness
     from pytest_openmed.planner._gate import evaluate_report
-    from pytest_openmed.plugin.items import input_refused, record_gate_result, record_refusal
+    from pytest_openmed.plugin.items import (
+        REFUSED,
+        input_refused,
+        record_gate_result,
+        record_refusal,
+    )
 
     refusal: GateInputError | None
     try:
         report = run_harness(planner)
-    except (ValueError, TypeError) as error:
+    except REFUSED as error:
         refusal = input_refused("planner gate", error)
     else:
         refusal = None
@@ -253,16 +260,16 @@ def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualific
     from pytest_openmed.development.simulated_review import simulated_reviewer
 
     if type(count) is not int or not 1 <= count <= 9:
-        raise ValueError("count must be a whole number from 1 to 9")
+        raise InputRefused("count must be a whole number from 1 to 9")
     return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
 
 
 def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
     """``action(*args)``, or the fixture refusal to raise for its typed input error."""
-    from pytest_openmed.plugin.items import input_refused
+    from pytest_openmed.plugin.items import REFUSED, input_refused
 
     try:
         return action(*args)
-    except (ValueError, TypeError) as error:
+    except REFUSED as error:
         refusal = input_refused(f"{what} fixture", error)
     return refusal

@@ -12,29 +12,31 @@ when a gate item runs.
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_openmed._toml import TomlError, cap, parse_toml
+from pytest_openmed._validate import MAX_SEED, check_int, check_rate, check_text
 from pytest_openmed.contract import (
+    CLAIM_CLASS_PATTERN,
+    CLAIMS_CLASS_KEYS,
+    CLAIMS_THRESHOLDS,
+    NAME_PATTERN,
     PLANNER_DIALECTS,
     PLANNER_REFERENCE,
     GateSpec,
     planner_spec,
 )
+from pytest_openmed.errors import InputRefused
 
 #: A normalised claim class as it may appear in a gate file.
-CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
-_GATE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
 _MAX_GATE_FILE_BYTES = 1024 * 1024
 
 
-class GateFileError(ValueError):
-    """A gate file is malformed; the message names file, key and expectation."""
+class GateFileError(InputRefused):
+    """A gate file is malformed; the message names file, key and expectation: correct that key."""
 
 
 def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
@@ -92,10 +94,11 @@ class _Context:
                 raise self.fail(key, f"is not known; expected one of: {allowed}")
 
     def name(self, table: Mapping[str, Any]) -> str:
-        value = table["name"]
-        if type(value) is not str or not _GATE_NAME.fullmatch(value):
-            raise self.fail("name", "must be a string of 1-64 letters, digits, '_', '.' or '-'")
-        return value
+        return check_text(
+            table["name"],
+            NAME_PATTERN,
+            lambda: self.fail("name", "must be a string of 1-64 letters, digits, '_', '.' or '-'"),
+        )
 
     def path(self, table: Mapping[str, Any], key: str) -> Path:
         value = table[key]
@@ -118,19 +121,17 @@ class _Context:
     def integer(self, table: Mapping[str, Any], key: str, low: int, high: int) -> int | None:
         if key not in table:
             return None
-        value = table[key]
-        if type(value) is not int or not low <= value <= high:
-            raise self.fail(key, f"must be an integer from {low} to {high}")
-        return value
+        return check_int(
+            table[key],
+            low,
+            high,
+            lambda: self.fail(key, f"must be an integer from {low} to {high}"),
+        )
 
     def rate(self, table: Mapping[str, Any], key: str) -> float | None:
         if key not in table:
             return None
-        value = table[key]
-        # Compare before converting: a 400-digit integer overflows float().
-        if type(value) not in (int, float) or not 0 <= value <= 1 or not math.isfinite(value):
-            raise self.fail(key, "must be a number from 0 to 1")
-        return float(value)
+        return check_rate(table[key], lambda: self.fail(key, "must be a number from 0 to 1"))
 
     def flag(self, table: Mapping[str, Any], key: str) -> bool:
         value = table.get(key, False)
@@ -141,7 +142,7 @@ class _Context:
 
 def _thresholds(table: Mapping[str, Any], context: _Context) -> dict[str, float]:
     found: dict[str, float] = {}
-    for key in ("max_unsupported_rate", "max_upper"):
+    for key in CLAIMS_THRESHOLDS:
         value = context.rate(table, key)
         if value is not None:
             found[key] = value
@@ -152,7 +153,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
     context.keys(
         table,
         required={"name", "claims", "evidence"},
-        optional={"seed", "resamples", "alpha", "max_unsupported_rate", "max_upper", "classes"},
+        optional={"seed", "resamples", "alpha", *CLAIMS_THRESHOLDS, "classes"},
     )
     name = context.name(table)
     classes_table = table.get("classes", {})
@@ -170,7 +171,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
         sub.keys(
             thresholds,
             required=set(),
-            optional={"max_unsupported_rate", "max_upper", "allow_absent"},
+            optional=set(CLAIMS_CLASS_KEYS),
         )
         parsed: dict[str, float | bool] = dict(_thresholds(thresholds, sub))
         if not parsed:
@@ -184,7 +185,7 @@ def _parse_claims(table: Mapping[str, Any], context: _Context) -> GateSpec:
     options: dict[str, Any] = {
         "claims": context.path(table, "claims"),
         "evidence": context.path(table, "evidence"),
-        "seed": context.integer(table, "seed", 0, 2**63 - 1),
+        "seed": context.integer(table, "seed", 0, MAX_SEED),
         "resamples": context.integer(table, "resamples", 1, 100_000),
         "alpha": alpha,
         "thresholds": _thresholds(table, context),
@@ -250,15 +251,16 @@ def _pack_candidates(table: Mapping[str, Any], context: _Context) -> tuple[str, 
     if ("candidate" in table) == ("candidates" in table):
         raise context.fail("candidate", "or 'candidates' is required (exactly one of the two)")
     if "candidate" in table:
-        candidate = table["candidate"]
-        if type(candidate) is not str or not _GATE_NAME.fullmatch(candidate):
-            raise context.fail("candidate", "must be the evaluator-side name of one pack candidate")
+        refuse = "must be the evaluator-side name of one pack candidate"
+        candidate = check_text(
+            table["candidate"], NAME_PATTERN, lambda: context.fail("candidate", refuse)
+        )
         return (candidate,)
     names = table["candidates"]
     if (
         not isinstance(names, list)
         or not 1 <= len(names) <= 2
-        or not all(type(n) is str and _GATE_NAME.fullmatch(n) for n in names)
+        or not all(type(n) is str and NAME_PATTERN.fullmatch(n) for n in names)
         or len(set(names)) != len(names)
     ):
         raise context.fail(

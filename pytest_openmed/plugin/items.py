@@ -26,11 +26,13 @@ from pytest_openmed.contract import (
     MetricValue,
     evaluator_for,
 )
+from pytest_openmed.errors import OpenmedError, shown_name
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 from pytest_openmed.plugin.options import run_options_key
 from pytest_openmed.plugin.recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
 
 __all__ = [
+    "REFUSED",
     "Gate",
     "GateFailed",
     "GateFile",
@@ -44,6 +46,17 @@ __all__ = [
     "record_refusal",
     "record_refused_part",
 ]
+
+
+#: What an engine raises for input it refuses: the package's one error model,
+#: :class:`~pytest_openmed.errors.OpenmedError`, whose messages are fixed and
+#: value-free, so they are shown as they are.  Until ``MultimodalError`` derives
+#: from ``OpenmedError`` (a change to ``multimodal/errors.py`` that lands
+#: separately), its builtin bases stand in for it; they go with that change.
+REFUSED: tuple[type[Exception], ...] = (OpenmedError, ValueError, TypeError)
+
+#: A gate also reads files: an ``OSError`` there (fixed text, see ``_canonical``) is a refusal too.
+_GATE_REFUSED: tuple[type[Exception], ...] = (*REFUSED, OSError)
 
 
 class GateFailed(pytest.fail.Exception):  # type: ignore[name-defined,misc]
@@ -77,7 +90,7 @@ def input_refused(what: str, error: BaseException) -> GateInputError:
     refusal then carries neither the engine's exception nor its frames (whose
     locals hold the input) as ``__context__``.
     """
-    return GateInputError(f"openmed {what} input refused: {type(error).__name__}: {error}")
+    return GateInputError(f"openmed {what} input refused: {shown_name(error)}: {error}")
 
 
 def record_refusal(
@@ -188,7 +201,7 @@ class Gate(pytest.Collector):
         settings = self.config.stash[run_options_key].settings
         try:
             return evaluator_for(self.spec)(self.spec, settings)
-        except (ValueError, TypeError, OSError) as error:
+        except _GATE_REFUSED as error:
             # Engine messages are fixed and value-free by contract.
             refusal = input_refused(f"{self.spec.kind} gate", error)
         except ImportError as error:

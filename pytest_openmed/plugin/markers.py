@@ -18,25 +18,20 @@ from typing import Any
 import pytest
 
 from pytest_openmed._toml import cap
+from pytest_openmed._validate import check_rate
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.plugin.options import parse_resamples, parse_seed
 
 __all__ = [
-    "GATE_MARKER_KINDS",
     "ClaimsMarker",
     "MarkerError",
     "claims_marker",
     "gate_marker_kind",
 ]
 
-#: Kinds an ``openmed_gate`` marker may name (``gates.GATE_KINDS``, repeated: loading stays cheap).
-GATE_MARKER_KINDS = ("claims", "planner", "pack", "custom")
-_CLAIMS_KEYS = ("classes", "max_unsupported_rate", "max_upper", "resamples", "seed")
-_THRESHOLD_KEYS = ("max_unsupported_rate", "max_upper")
-_CLASS_KEYS = (*_THRESHOLD_KEYS, "allow_absent")
 
-
-class MarkerError(ValueError):
-    """A marker was given arguments it does not take; the message is one line."""
+class MarkerError(InputRefused):
+    """A marker was given arguments it does not take; the one-line message lists what it takes."""
 
 
 def _unknown(marker: str, key: object, allowed: tuple[str, ...]) -> MarkerError:
@@ -45,6 +40,8 @@ def _unknown(marker: str, key: object, allowed: tuple[str, ...]) -> MarkerError:
 
 
 def gate_marker_kind(marker: pytest.Mark) -> str:
+    from pytest_openmed.contract import GATE_KINDS  # at first use: the plugin loads cheaply
+
     """The ``kind`` of an ``openmed_gate`` marker (default ``custom``), or :class:`MarkerError`."""
     if marker.args:
         raise MarkerError("openmed_gate takes keyword arguments only: kind=...")
@@ -52,9 +49,9 @@ def gate_marker_kind(marker: pytest.Mark) -> str:
         if key != "kind":
             raise _unknown("openmed_gate", key, ("kind",))
     kind = marker.kwargs.get("kind", "custom")
-    if type(kind) is not str or kind not in GATE_MARKER_KINDS:
+    if type(kind) is not str or kind not in GATE_KINDS:
         raise MarkerError(
-            "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(GATE_MARKER_KINDS)
+            "openmed_gate takes one keyword argument, kind, one of: " + ", ".join(GATE_KINDS)
         )
     return kind
 
@@ -70,19 +67,22 @@ class ClaimsMarker:
 
 
 def claims_marker(marker: pytest.Mark | None) -> ClaimsMarker:
+    from pytest_openmed.contract import CLAIMS_THRESHOLDS
+
+    claims_keys = ("classes", *CLAIMS_THRESHOLDS, "resamples", "seed")
     """The checked arguments of an ``openmed_claims`` marker (none: no thresholds)."""
     if marker is None:
-        return ClaimsMarker(thresholds=dict.fromkeys(_THRESHOLD_KEYS))
+        return ClaimsMarker(thresholds=dict.fromkeys(CLAIMS_THRESHOLDS))
     if marker.args:
         raise MarkerError("openmed_claims takes keyword arguments only")
     for key in marker.kwargs:
-        if key not in _CLAIMS_KEYS:
-            raise _unknown("openmed_claims", key, _CLAIMS_KEYS)
+        if key not in claims_keys:
+            raise _unknown("openmed_claims", key, claims_keys)
     kwargs: dict[str, Any] = dict(marker.kwargs)
     return ClaimsMarker(
         seed=_integer(kwargs.get("seed"), parse_seed),
         resamples=_integer(kwargs.get("resamples"), parse_resamples),
-        thresholds={key: _rate(kwargs.get(key), key) for key in _THRESHOLD_KEYS},
+        thresholds={key: _rate(kwargs.get(key), key) for key in CLAIMS_THRESHOLDS},
         classes=_classes(kwargs.get("classes")),
     )
 
@@ -94,21 +94,20 @@ def _integer(value: object, parse: Callable[[str], int]) -> int | None:
         raise MarkerError("openmed_claims seed and resamples must be integers")
     try:
         return parse(str(value))
-    except ValueError as error:
+    except InputRefused as error:
         raise MarkerError(f"openmed_claims: {error}") from None
 
 
 def _rate(value: object, key: str) -> float | None:
     if value is None:
         return None
-    # Compare before converting: a 400-digit integer overflows float().
-    if type(value) not in (int, float) or not 0 <= value <= 1:  # type: ignore[operator]
-        raise MarkerError(f"openmed_claims {key} must be a number from 0 to 1")
-    return float(value)  # type: ignore[arg-type]
+    return check_rate(
+        value, lambda: MarkerError(f"openmed_claims {key} must be a number from 0 to 1")
+    )
 
 
 def _classes(value: object) -> dict[str, dict[str, float | bool]]:
-    from pytest_openmed.plugin.gate_files import CLAIM_CLASS_PATTERN
+    from pytest_openmed.contract import CLAIM_CLASS_PATTERN, CLAIMS_CLASS_KEYS, CLAIMS_THRESHOLDS
 
     if value is None:
         return {}
@@ -123,12 +122,12 @@ def _classes(value: object) -> dict[str, dict[str, float | bool]]:
                 "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
             )
         for key in thresholds:
-            if key not in _CLASS_KEYS:
-                raise _unknown(f"openmed_claims classes[{cap(label)}]", key, _CLASS_KEYS)
+            if key not in CLAIMS_CLASS_KEYS:
+                raise _unknown(f"openmed_claims classes[{cap(label)}]", key, CLAIMS_CLASS_KEYS)
         parsed: dict[str, float | bool] = {
             key: rate
             for key in sorted(thresholds)
-            if key in _THRESHOLD_KEYS and (rate := _rate(thresholds[key], key)) is not None
+            if key in CLAIMS_THRESHOLDS and (rate := _rate(thresholds[key], key)) is not None
         }
         if not parsed:
             raise MarkerError(

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_openmed._validate import MAX_SEED, check_int, check_rate
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.report.history import DEFAULT_KEEP
 
 if TYPE_CHECKING:
@@ -42,14 +44,14 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 def _int_in(low: int, high: int, what: str) -> Callable[[str], int]:
+    message = f"{what} must be a whole number from {low} to {high}"
+
     def parse(text: str) -> int:
         try:
             value = int(text, 10)
         except ValueError:
-            raise ValueError(f"{what} must be a whole number from {low} to {high}") from None
-        if not low <= value <= high:
-            raise ValueError(f"{what} must be a whole number from {low} to {high}")
-        return value
+            raise InputRefused(message) from None
+        return check_int(value, low, high, message)
 
     parse.__name__ = what
     return parse
@@ -66,17 +68,20 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         try:
             return parse(text)
-        except ValueError as error:
+        except InputRefused as error:
             raise argparse.ArgumentTypeError(str(error)) from None
 
     convert.__name__ = parse.__name__
     return convert
 
 
-parse_seed = _int_in(0, 2**63 - 1, "seed")
+parse_seed = _int_in(0, MAX_SEED, "seed")
 parse_resamples = _int_in(1, 100_000, "resamples")
 parse_min_cell = _int_in(5, 1_000_000, "min_cell")
 parse_history_keep = _int_in(1, 10_000, "openmed_history_keep")
+
+
+_RATE = "rate must be a number from 0 to 1"
 
 
 def parse_rate(text: str) -> float:
@@ -84,10 +89,8 @@ def parse_rate(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError("rate must be a number from 0 to 1") from None
-    if not 0.0 <= value <= 1.0:  # NaN fails too
-        raise ValueError("rate must be a number from 0 to 1")
-    return value
+        raise InputRefused(_RATE) from None
+    return check_rate(value, _RATE)
 
 
 parse_rate.__name__ = "rate"
@@ -95,7 +98,7 @@ parse_rate.__name__ = "rate"
 
 def parse_env_name(text: str) -> str:
     if not _ENV_NAME.fullmatch(text):
-        raise ValueError(
+        raise InputRefused(
             "key_env must be an environment variable name: 1 to 128 letters, digits or '_', "
             "not starting with a digit"
         )
@@ -162,7 +165,7 @@ def resolve(
         return default
     try:
         return parse(text)
-    except ValueError as error:
+    except InputRefused as error:
         raise pytest.UsageError(f"ini option {ini}: {error}") from None
 
 
@@ -206,7 +209,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         for line in config.getini("openmed_planners"):
             try:
                 planners.append(parse_planner_ref(str(line)))
-            except ValueError as error:
+            except InputRefused as error:
                 raise pytest.UsageError(f"ini option openmed_planners: {error}") from None
     baseline_path = resolve_path(config, "openmed_baseline", "openmed_baseline")
     history_dir = resolve_path(config, "openmed_history", "openmed_history")

@@ -79,6 +79,7 @@ class PackAssessor:
         from pytest_openmed.contract import MISSING_DEPENDENCY
         from pytest_openmed.plugin.fixtures import call_prefix
         from pytest_openmed.plugin.items import (
+            REFUSED,
             GateFailed,
             GateInputError,
             input_refused,
@@ -113,7 +114,7 @@ class PackAssessor:
                 adjudications=tuple(adjudications),
                 min_cell=self._min_cell if min_cell is None else min_cell,
             )
-        except (ValueError, TypeError) as error:
+        except REFUSED as error:
             # Engine refusals are typed and value-free by contract; built
             # inside, raised outside, so no frame holding evidence is chained.
             refusal = input_refused("pack gate", error)

@@ -30,7 +30,6 @@ __all__ = [
     "JUNIT_PREFIX",
     "MARKER_PROPERTY",
     "REPORT_SCHEMA_VERSION",
-    "STATUSES",
     "USAGE_NODEID",
     "USER_PROPERTY",
     "GateRecorder",
@@ -48,8 +47,6 @@ USER_PROPERTY = "openmed_gate"
 MARKER_PROPERTY = "openmed_gate_kind"
 #: Prefix of the flat, documented junit XML properties of a verdict.
 JUNIT_PREFIX = "openmed."
-#: Every gate status, in report order (``GateStatus`` values; kept here so loading stays cheap).
-STATUSES = ("passed", "threshold", "critical", "blocked", "hold")
 #: pytest's outcome categories of an item, in the order pytest's final line names them.
 ITEM_OUTCOMES = ("failed", "passed", "skipped", "xfailed", "xpassed", "error")
 
@@ -233,6 +230,8 @@ class GateRecorder:
 
     def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
+        from pytest_openmed.contract import STATUSES  # not at load: the plugin stays cheap
+
         gates = sorted(self.entries, key=_entry_order)
         outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
         statuses = dict.fromkeys(STATUSES, 0)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed._toml import TomlError, parse_toml
+from pytest_openmed.errors import InputRefused
 
 __all__ = ["Waiver", "WaiverError", "load_waivers", "unmatched_waivers"]
 
@@ -27,8 +28,8 @@ _MAX_WAIVER_FILE_BYTES = 256 * 1024
 _MAX_WAIVERS = 1000
 
 
-class WaiverError(ValueError):
-    """The waiver file is malformed, or a waiver has expired."""
+class WaiverError(InputRefused):
+    """The waiver file is malformed, or a waiver has expired: fix the waiver or remove it."""
 
 
 @dataclass(frozen=True, slots=True)

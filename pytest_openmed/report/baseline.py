@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed.contract import GateResult, GateStatus
+from pytest_openmed.errors import InputRefused
 
 __all__ = ["Baseline", "BaselineError", "load_baseline"]
 
@@ -30,8 +31,8 @@ _MAX_BASELINE_BYTES = 64 * 1024 * 1024
 _READABLE_VERSIONS = ("1.0", "1.1")
 
 
-class BaselineError(ValueError):
-    """The baseline report is unreadable or not a gate report."""
+class BaselineError(InputRefused):
+    """The baseline report is unreadable or not a gate report; name a report this plugin wrote."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from pytest_openmed.errors import UsageError
+
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
 EXIT_OK = 0
@@ -37,13 +39,10 @@ EXIT_INTERRUPTED = 130
 _PROGRAM = "openmed-report"
 
 
-class _UsageError(Exception):
-    """argparse refused the command line (its message, which may quote input, is not shown)."""
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _UsageError()
+        """argparse refused the command line: its message, which may quote input, is not shown."""
+        raise UsageError()
 
 
 def _parser() -> _Parser:
@@ -154,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             arguments = _parser().parse_args(argv)
-        except _UsageError:
+        except UsageError:
             _say("invalid arguments (see openmed-report --help)")
             return EXIT_USAGE
         except SystemExit as done:  # --help

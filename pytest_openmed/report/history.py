@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed.errors import InputRefused
+
 __all__ = [
     "COMMIT_VARIABLES",
     "DEFAULT_KEEP",
@@ -41,7 +43,7 @@ _COMMIT = re.compile(r"[0-9a-fA-F]{7,64}")
 _MAX_STORED_BYTES = 64 * 1024 * 1024
 
 
-class HistoryError(ValueError):
+class HistoryError(InputRefused):
     """The history directory or a stored run cannot be used (fixed, value-free messages)."""
 
 

@@ -16,7 +16,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_openmed.contract import GateStatus
+from pytest_openmed.contract import STATUSES
 from pytest_openmed.report.charts import (
     ForestRow,
     TrendPoint,
@@ -46,7 +46,6 @@ SIMULATION_NOTICE = (
 
 #: Fixed column orders: the page must not depend on the key order of the JSON it was given.
 _OUTCOMES = ("passed", "failed", "error", "skipped")
-_STATUSES = tuple(status.value for status in GateStatus)
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'"
 
@@ -199,8 +198,8 @@ def _header(report: Mapping[str, Any]) -> str:
         "Gate verdicts by pytest outcome",
     )
     status_table = _table(
-        list(_STATUSES),
-        [[f'<td class="num">{_num(statuses.get(name))}</td>' for name in _STATUSES]],
+        list(STATUSES),
+        [[f'<td class="num">{_num(statuses.get(name))}</td>' for name in STATUSES]],
         "Gate verdicts by engine status",
     )
     items = summary.get("items")

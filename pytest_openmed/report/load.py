@@ -12,18 +12,22 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed._validate import refuse_constant_hook
+from pytest_openmed.errors import InputRefused
+
 __all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
 
 #: Largest gate report read.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 
-class ReportError(ValueError):
-    """The file is not a valid pytest-openmed gate report."""
+class ReportError(InputRefused):
+    """The file is not a valid pytest-openmed gate report; the message names where it fails."""
 
 
-def _refuse_constant(_name: str) -> None:
-    raise ReportError("the report is not JSON (NaN or Infinity)")
+_refuse_constant = refuse_constant_hook(
+    lambda: ReportError("the report is not JSON (NaN or Infinity)")
+)
 
 
 def _schema_for(document: object) -> dict[str, Any]:

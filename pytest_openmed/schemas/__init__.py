@@ -9,6 +9,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from pytest_openmed.errors import InputRefused
+
 __all__ = ["load_schema", "schema_names"]
 
 
@@ -27,7 +29,7 @@ def schema_names() -> tuple[str, ...]:
 def load_schema(name: str) -> dict[str, Any]:
     """Return the parsed schema ``<name>.schema.json`` shipped with the package."""
     if not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
-        raise ValueError("schema name must be a plain name such as 'gate-report'")
+        raise InputRefused("schema name must be a plain name such as 'gate-report'")
     text = (resources.files(__package__) / f"{name}.schema.json").read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema

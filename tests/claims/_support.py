@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pytest_openmed.claims.errors import MESSAGES
+from pytest_openmed.claims.messages import MESSAGES
 
 #: Pass as a field value to leave the field out of a built record.
 _OMIT = object()

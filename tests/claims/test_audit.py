@@ -19,7 +19,7 @@ from pytest_openmed.claims import (
     BootstrapInterval,
     ClaimClassMetrics,
     UnsupportedClaimsReport,
-    errors,
+    messages,
     score_summary_claims,
 )
 
@@ -127,17 +127,17 @@ def test_a_guarded_iterator_is_still_consumed_at_most_limit_plus_one() -> None:
     rows = Counting(evidence(f"e{index}") for index in range(300_000))
     with pytest.raises(ValueError) as caught:
         score_summary_claims([], rows, n_resamples=1)
-    assert str(caught.value) == errors.TOO_MANY_EVIDENCE
+    assert str(caught.value) == messages.TOO_MANY_EVIDENCE
     assert rows.consumed == 200_001
 
 
 def test_an_iterator_that_raises_is_reported_as_such() -> None:
     with pytest.raises(TypeError) as caught:
         score_summary_claims(raising_iterator([], RuntimeError), [])
-    assert str(caught.value) == errors.ITERATION_FAILED
+    assert str(caught.value) == messages.ITERATION_FAILED
     with pytest.raises(TypeError) as caught:
         score_summary_claims([RaisingProperty(claim(), "claim_key", RuntimeError)], [])
-    assert str(caught.value) == errors.RECORD_UNREADABLE
+    assert str(caught.value) == messages.RECORD_UNREADABLE
 
 
 # --- nested report records -------------------------------------------------------------------

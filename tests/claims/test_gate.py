@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.claims import _gate as gate
-from pytest_openmed.claims import errors, normalise_class, score_summary_claims
+from pytest_openmed.claims import messages, normalise_class, score_summary_claims
 from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE
 from pytest_openmed.contract import GateItemRefused, GateResult, GateSettings, GateSpec, GateStatus
@@ -53,7 +53,7 @@ def refused(path: Path, message: str, *, limit: int = MAX_EVIDENCE) -> None:
     with pytest.raises((ValueError, OSError)) as caught:
         load_records(path, limit=limit)
     assert str(caught.value) == message
-    assert LOCATION.sub("", str(caught.value)) in errors.MESSAGES
+    assert LOCATION.sub("", str(caught.value)) in messages.MESSAGES
     assert caught.value.__cause__ is None
     assert str(path) not in repr(caught.value)
 
@@ -77,26 +77,26 @@ def test_an_empty_array_is_an_empty_collection_but_an_empty_file_is_refused(
     tmp_path: Path,
 ) -> None:
     assert load_records(write(tmp_path / "e.json", "[]")) == []
-    refused(write(tmp_path / "blank.json", " \n\t"), errors.FILE_EMPTY)
-    refused(write(tmp_path / "none.json", ""), errors.FILE_EMPTY)
+    refused(write(tmp_path / "blank.json", " \n\t"), messages.FILE_EMPTY)
+    refused(write(tmp_path / "none.json", ""), messages.FILE_EMPTY)
 
 
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[1, 2", errors.FILE_NOT_JSON),
-        ("[] []", errors.FILE_NOT_JSON),
-        ('{"a": 1}\n{"a": ', "line 2: " + errors.FILE_NOT_JSON),
-        ("[NaN]", errors.FILE_NOT_JSON),
-        ('{"a": Infinity}', "line 1: " + errors.FILE_NOT_JSON),
-        ("[" * 200_000 + "]" * 200_000, errors.FILE_NOT_JSON),
-        ("[1]", errors.FILE_RECORD_TYPE),
-        ('["claim"]', errors.FILE_RECORD_TYPE),
-        ("[[]]", errors.FILE_RECORD_TYPE),
-        ('\n{"a": 1}\n\n[1]', "line 4: " + errors.FILE_RECORD_TYPE),
-        ("3", "line 1: " + errors.FILE_RECORD_TYPE),
-        ('[{"a": 1, "a": 2}]', errors.FILE_DUPLICATE_KEY),
-        ('{"a": {"b": 1, "b": 1}}', "line 1: " + errors.FILE_DUPLICATE_KEY),
+        ("[1, 2", messages.FILE_NOT_JSON),
+        ("[] []", messages.FILE_NOT_JSON),
+        ('{"a": 1}\n{"a": ', "line 2: " + messages.FILE_NOT_JSON),
+        ("[NaN]", messages.FILE_NOT_JSON),
+        ('{"a": Infinity}', "line 1: " + messages.FILE_NOT_JSON),
+        ("[" * 200_000 + "]" * 200_000, messages.FILE_NOT_JSON),
+        ("[1]", messages.FILE_RECORD_TYPE),
+        ('["claim"]', messages.FILE_RECORD_TYPE),
+        ("[[]]", messages.FILE_RECORD_TYPE),
+        ('\n{"a": 1}\n\n[1]', "line 4: " + messages.FILE_RECORD_TYPE),
+        ("3", "line 1: " + messages.FILE_RECORD_TYPE),
+        ('[{"a": 1, "a": 2}]', messages.FILE_DUPLICATE_KEY),
+        ('{"a": {"b": 1, "b": 1}}', "line 1: " + messages.FILE_DUPLICATE_KEY),
     ],
 )
 def test_malformed_files_are_refused_with_fixed_messages(
@@ -107,13 +107,14 @@ def test_malformed_files_are_refused_with_fixed_messages(
 
 def test_non_utf8_files_are_refused(tmp_path: Path) -> None:
     refused(
-        write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")), errors.FILE_NOT_UTF8
+        write(tmp_path / "latin.json", '[{"a": "caf\xe9"}]'.encode("latin-1")),
+        messages.FILE_NOT_UTF8,
     )
 
 
 def test_unreadable_paths_are_refused_without_the_path(tmp_path: Path) -> None:
-    refused(tmp_path / "missing-secret-name.json", errors.FILE_UNREADABLE)
-    refused(tmp_path, errors.FILE_UNREADABLE)
+    refused(tmp_path / "missing-secret-name.json", messages.FILE_UNREADABLE)
+    refused(tmp_path, messages.FILE_UNREADABLE)
 
 
 def test_files_over_the_size_limit_are_refused(
@@ -121,7 +122,7 @@ def test_files_over_the_size_limit_are_refused(
 ) -> None:
     path = write(tmp_path / "big.json", json.dumps([evidence(str(i)) for i in range(20)]))
     monkeypatch.setattr(gate, "MAX_INPUT_BYTES", path.stat().st_size - 1)
-    refused(path, errors.FILE_TOO_LARGE)
+    refused(path, messages.FILE_TOO_LARGE)
     monkeypatch.setattr(gate, "MAX_INPUT_BYTES", path.stat().st_size)
     assert len(load_records(path)) == 20
 
@@ -136,16 +137,16 @@ def test_record_counts_over_the_engine_limits_are_refused(tmp_path: Path, kind: 
     )
     over = write(tmp_path / "over", text(MAX_CLAIMS + 1))
     where = "" if kind == "array" else f"line {MAX_CLAIMS + 1}: "
-    refused(over, where + errors.FILE_TOO_MANY_CLAIMS, limit=MAX_CLAIMS)
+    refused(over, where + messages.FILE_TOO_MANY_CLAIMS, limit=MAX_CLAIMS)
     assert len(load_records(over, limit=MAX_EVIDENCE)) == MAX_CLAIMS + 1
     where = "" if kind == "array" else f"line {MAX_EVIDENCE + 1}: "
-    refused(write(tmp_path / "ev", text(MAX_EVIDENCE + 1)), where + errors.FILE_TOO_MANY_EVIDENCE)
+    refused(write(tmp_path / "ev", text(MAX_EVIDENCE + 1)), where + messages.FILE_TOO_MANY_EVIDENCE)
 
 
 def test_only_the_engine_limits_are_accepted(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as caught:
         load_records(write(tmp_path / "a.json", "[]"), limit=5)
-    assert str(caught.value) == errors.GATE_OPTIONS
+    assert str(caught.value) == messages.GATE_OPTIONS
 
 
 @settings(
@@ -157,7 +158,7 @@ def test_arbitrary_bytes_fail_only_with_fixed_messages(tmp_path: Path, data: byt
     try:
         records = load_records(path)
     except (ValueError, OSError) as error:
-        assert LOCATION.sub("", str(error)) in errors.MESSAGES
+        assert LOCATION.sub("", str(error)) in messages.MESSAGES
         assert error.__cause__ is None
     else:
         assert all(type(record) is dict for record in records)
@@ -239,8 +240,8 @@ def test_a_class_absent_from_the_input_is_refused_not_passed() -> None:
         classes={"allergy": {"max_unsupported_rate": 0.0}, "Zq Custom": {"max_upper": 0.5}},
     )
     absent = result["class[allergy]"]
-    assert isinstance(absent, GateItemRefused) and str(absent) == errors.CLASS_ABSENT
-    assert absent.describe() == "allergy: " + errors.CLASS_ABSENT  # a standard class is named
+    assert isinstance(absent, GateItemRefused) and str(absent) == messages.CLASS_ABSENT
+    assert absent.describe() == "allergy: " + messages.CLASS_ABSENT  # a standard class is named
     custom = result["class[Zq Custom]"]
     assert isinstance(custom, GateItemRefused)
     assert custom.subject == normalise_class("Zq Custom") and "zq" not in custom.describe()
@@ -263,7 +264,7 @@ def test_a_class_allowed_absent_passes_with_zero_claims() -> None:
 def test_threshold_values_must_be_rates(bad: float) -> None:
     with pytest.raises(ValueError) as caught:
         evaluate_thresholds(report_with(1, 2), max_unsupported_rate=bad)
-    assert str(caught.value) == errors.THRESHOLD_VALUE
+    assert str(caught.value) == messages.THRESHOLD_VALUE
     with pytest.raises(ValueError):
         evaluate_thresholds(report_with(1, 2), classes={"lab": {"max_upper": bad}})
 
@@ -272,13 +273,13 @@ def test_threshold_values_must_be_rates(bad: float) -> None:
 def test_threshold_values_must_be_numbers(bad: object) -> None:
     with pytest.raises(TypeError) as caught:
         evaluate_thresholds(report_with(1, 2), max_upper=bad)  # type: ignore[arg-type]
-    assert str(caught.value) == errors.THRESHOLD_VALUE
+    assert str(caught.value) == messages.THRESHOLD_VALUE
 
 
 def test_unknown_class_threshold_names_are_refused() -> None:
     with pytest.raises(ValueError) as caught:
         evaluate_thresholds(report_with(1, 2), classes={"lab": {"max_rate": 0.1}})
-    assert str(caught.value) == errors.THRESHOLD_NAME
+    assert str(caught.value) == messages.THRESHOLD_NAME
 
 
 # --- evaluate_gate ---------------------------------------------------------------------------
@@ -330,11 +331,11 @@ def test_bad_inputs_of_a_gate_are_errors_not_verdicts(tmp_path: Path) -> None:
     spec = gate_dir(tmp_path, "", [claim("a"), claim("a")], [evidence("ev-1")])
     with pytest.raises(ValueError) as caught:
         evaluate_gate(spec, GateSettings())
-    assert str(caught.value) == errors.DUPLICATE_CLAIM_ID
+    assert str(caught.value) == messages.DUPLICATE_CLAIM_ID
     (tmp_path / "evidence.jsonl").unlink()
     with pytest.raises(OSError) as missing:
         evaluate_gate(spec, GateSettings())
-    assert str(missing.value) == "evidence input: " + errors.FILE_UNREADABLE  # which input
+    assert str(missing.value) == "evidence input: " + messages.FILE_UNREADABLE  # which input
 
 
 def test_file_errors_say_which_input_and_which_line(tmp_path: Path) -> None:
@@ -342,7 +343,7 @@ def test_file_errors_say_which_input_and_which_line(tmp_path: Path) -> None:
     (tmp_path / "claims.json").write_text('{"claim_id": "a"}\n\n{"claim_id": ', encoding="utf-8")
     with pytest.raises(ValueError) as caught:
         evaluate_gate(spec, GateSettings())
-    assert str(caught.value) == "claims input: line 3: " + errors.FILE_NOT_JSON
+    assert str(caught.value) == "claims input: line 3: " + messages.FILE_NOT_JSON
 
 
 def test_a_spec_item_without_a_class_threshold_is_refused(tmp_path: Path) -> None:
@@ -352,20 +353,20 @@ def test_a_spec_item_without_a_class_threshold_is_refused(tmp_path: Path) -> Non
     )
     with pytest.raises(ValueError) as caught:
         evaluate_gate(forged, GateSettings())
-    assert str(caught.value) == errors.GATE_ITEM
+    assert str(caught.value) == messages.GATE_ITEM
 
 
 def test_a_spec_without_paths_is_refused() -> None:
     with pytest.raises(ValueError) as caught:
         evaluate_gate(GateSpec(kind="claims", name="x", items=("overall",)), GateSettings())
-    assert str(caught.value) == errors.GATE_OPTIONS
+    assert str(caught.value) == messages.GATE_OPTIONS
 
 
 def test_run_settings_are_validated_like_arguments(tmp_path: Path) -> None:
     spec, _, _ = sample(tmp_path, "")
     with pytest.raises(ValueError) as caught:
         evaluate_gate(spec, GateSettings(resamples=1_000_000))
-    assert str(caught.value) == errors.RESAMPLES_RANGE
+    assert str(caught.value) == messages.RESAMPLES_RANGE
     assert_fixed(caught.value)
 
 

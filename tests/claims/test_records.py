@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.claims import errors
+from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import (
     MAX_CITATIONS,
     STANDARD_CLASSES,
@@ -99,7 +99,7 @@ def test_class_token_with_wrong_hex_length_is_hashed_like_any_other_label() -> N
 
 @pytest.mark.parametrize("label", ["", "_", "!!!", " - ", "é", "a" * 65, "a" + "_b" * 32])
 def test_labels_that_normalise_to_nothing_valid_are_rejected(label: str) -> None:
-    fails(ValueError, errors.CLASS_INVALID, normalise_class, label)
+    fails(ValueError, messages.CLASS_INVALID, normalise_class, label)
 
 
 def test_a_64_character_label_is_accepted() -> None:
@@ -108,9 +108,9 @@ def test_a_64_character_label_is_accepted() -> None:
 
 @pytest.mark.parametrize("label", [None, 3, b"lab", ["lab"]])
 def test_class_labels_must_be_strings(label: object) -> None:
-    fails(TypeError, errors.CLASS_TYPE, normalise_class, label)
+    fails(TypeError, messages.CLASS_TYPE, normalise_class, label)
     if label is not None:
-        fails(TypeError, errors.CLASS_TYPE, claim_fields, claim(claim_class=label))
+        fails(TypeError, messages.CLASS_TYPE, claim_fields, claim(claim_class=label))
 
 
 # --- claim keys ------------------------------------------------------------------------------
@@ -126,18 +126,18 @@ def nested(depth: int, leaf: object = 1, *, kind: str = "list") -> object:
 @pytest.mark.parametrize("kind", ["list", "dict"])
 def test_key_may_nest_32_containers_but_not_33(kind: str) -> None:
     check_claim_key(nested(32, kind=kind))
-    fails(ValueError, errors.KEY_TOO_DEEP, check_claim_key, nested(33, kind=kind))
+    fails(ValueError, messages.KEY_TOO_DEEP, check_claim_key, nested(33, kind=kind))
 
 
 def test_an_empty_33rd_container_is_still_too_deep() -> None:
-    fails(ValueError, errors.KEY_TOO_DEEP, check_claim_key, nested(32, []))
+    fails(ValueError, messages.KEY_TOO_DEEP, check_claim_key, nested(32, []))
 
 
 def test_key_may_hold_10000_nodes_but_not_10001() -> None:
     check_claim_key(list(range(9_999)))  # the list itself plus 9,999 leaves
-    fails(ValueError, errors.KEY_TOO_LARGE, check_claim_key, list(range(10_000)))
+    fails(ValueError, messages.KEY_TOO_LARGE, check_claim_key, list(range(10_000)))
     check_claim_key({str(i): i for i in range(9_999)})
-    fails(ValueError, errors.KEY_TOO_LARGE, check_claim_key, [[0] * 5_000, [0] * 5_000])
+    fails(ValueError, messages.KEY_TOO_LARGE, check_claim_key, [[0] * 5_000, [0] * 5_000])
 
 
 def test_a_self_referential_key_is_refused_not_looped_over() -> None:
@@ -145,33 +145,33 @@ def test_a_self_referential_key_is_refused_not_looped_over() -> None:
     loop.append(loop)
     with pytest.raises(ValueError) as caught:
         check_claim_key(loop)
-    assert str(caught.value) in {errors.KEY_TOO_DEEP, errors.KEY_TOO_LARGE}
+    assert str(caught.value) in {messages.KEY_TOO_DEEP, messages.KEY_TOO_LARGE}
 
 
 def test_key_object_keys_must_be_strings() -> None:
-    fails(TypeError, errors.KEY_OBJECT_KEY, check_claim_key, {1: "a"})
-    fails(TypeError, errors.KEY_OBJECT_KEY, check_claim_key, [{"ok": {None: 1}}])
+    fails(TypeError, messages.KEY_OBJECT_KEY, check_claim_key, {1: "a"})
+    fails(TypeError, messages.KEY_OBJECT_KEY, check_claim_key, [{"ok": {None: 1}}])
 
 
 def test_key_integers_must_fit_in_64_bits() -> None:
     check_claim_key([2**63 - 1, -(2**63)])
     for value in (2**63, [-(2**63) - 1], {"k": 10**5000}):
-        fails(ValueError, errors.KEY_INTEGER_RANGE, check_claim_key, value)
+        fails(ValueError, messages.KEY_INTEGER_RANGE, check_claim_key, value)
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), [1.0, float("-inf")]])
 def test_key_numbers_must_be_finite(value: object) -> None:
-    fails(ValueError, errors.KEY_NOT_FINITE, check_claim_key, value)
+    fails(ValueError, messages.KEY_NOT_FINITE, check_claim_key, value)
 
 
 @pytest.mark.parametrize("value", [b"x", {1, 2}, object(), [bytearray()], {"a": frozenset()}])
 def test_key_must_be_json_like(value: object) -> None:
-    fails(TypeError, errors.KEY_TYPE, check_claim_key, value)
+    fails(TypeError, messages.KEY_TYPE, check_claim_key, value)
 
 
 def test_evidence_link_keys_are_checked_like_claim_keys() -> None:
-    fails(ValueError, errors.KEY_TOO_DEEP, evidence_fields, evidence(claim_key=nested(33)))
-    fails(TypeError, errors.KEY_OBJECT_KEY, evidence_fields, evidence(claim_key={2: 1}))
+    fails(ValueError, messages.KEY_TOO_DEEP, evidence_fields, evidence(claim_key=nested(33)))
+    fails(TypeError, messages.KEY_OBJECT_KEY, evidence_fields, evidence(claim_key={2: 1}))
 
 
 def test_key_fingerprint_ignores_object_key_order_but_not_types() -> None:
@@ -200,10 +200,10 @@ def test_a_digest_key_is_its_own_fingerprint_so_fingerprinted_records_relink() -
 @pytest.mark.parametrize(
     ("field", "message"),
     [
-        ("claim_id", errors.CLAIM_ID_MISSING),
-        ("claim_class", errors.CLAIM_CLASS_MISSING),
-        ("claim_key", errors.CLAIM_KEY_MISSING),
-        ("evidence_ids", errors.CITATIONS_MISSING),
+        ("claim_id", messages.CLAIM_ID_MISSING),
+        ("claim_class", messages.CLAIM_CLASS_MISSING),
+        ("claim_key", messages.CLAIM_KEY_MISSING),
+        ("evidence_ids", messages.CITATIONS_MISSING),
     ],
 )
 def test_every_claim_field_is_required(field: str, message: str) -> None:
@@ -217,7 +217,7 @@ def test_an_empty_citation_list_is_a_claim_without_citation() -> None:
 
 @pytest.mark.parametrize("cited", ["ev-1", b"ev", {"ev-1": 1}, 7])
 def test_evidence_ids_must_be_a_collection_of_ids(cited: object) -> None:
-    fails(TypeError, errors.CITATIONS_TYPE, claim_fields, claim(evidence_ids=cited))
+    fails(TypeError, messages.CITATIONS_TYPE, claim_fields, claim(evidence_ids=cited))
 
 
 @pytest.mark.parametrize(
@@ -227,10 +227,10 @@ def test_evidence_ids_must_be_a_collection_of_ids(cited: object) -> None:
 def test_ids_must_be_non_empty_strings_or_64_bit_integers(bad: object) -> None:
     kind = ValueError if bad == "" or type(bad) is int else TypeError
     if bad is not None:
-        fails(kind, errors.ID_TYPE, claim_fields, claim(claim_id=bad))
-        fails(kind, errors.ID_TYPE, evidence_fields, evidence(evidence_id=bad))
-        fails(kind, errors.ID_TYPE, evidence_fields, evidence(claim_id=bad))
-    fails(kind, errors.ID_TYPE, claim_fields, claim(evidence_ids=["ok", bad]))
+        fails(kind, messages.ID_TYPE, claim_fields, claim(claim_id=bad))
+        fails(kind, messages.ID_TYPE, evidence_fields, evidence(evidence_id=bad))
+        fails(kind, messages.ID_TYPE, evidence_fields, evidence(claim_id=bad))
+    fails(kind, messages.ID_TYPE, claim_fields, claim(evidence_ids=["ok", bad]))
 
 
 def test_integer_ids_are_accepted_and_distinct_from_their_string_form() -> None:
@@ -245,8 +245,8 @@ def test_integer_ids_are_accepted_and_distinct_from_their_string_form() -> None:
 
 @pytest.mark.parametrize("record", ["claim", 3, 2.5, None, ["claim_id"], {"x"}, b"x"])
 def test_claim_records_must_be_mappings_or_typed_objects(record: object) -> None:
-    fails(TypeError, errors.CLAIM_RECORD_TYPE, claim_fields, record)
-    fails(TypeError, errors.EVIDENCE_RECORD_TYPE, evidence_fields, record)
+    fails(TypeError, messages.CLAIM_RECORD_TYPE, claim_fields, record)
+    fails(TypeError, messages.EVIDENCE_RECORD_TYPE, evidence_fields, record)
 
 
 def test_citations_may_be_any_iterable_but_are_bounded() -> None:
@@ -257,12 +257,12 @@ def test_citations_may_be_any_iterable_but_are_bounded() -> None:
 def test_512_citations_are_accepted_and_513_refused() -> None:
     cited = [f"e{i}" for i in range(MAX_CITATIONS)]
     assert len(claim_fields(claim(evidence_ids=cited))[3]) == 512
-    fails(ValueError, errors.TOO_MANY_CITATIONS, claim_fields, claim(evidence_ids=[*cited, "x"]))
+    fails(ValueError, messages.TOO_MANY_CITATIONS, claim_fields, claim(evidence_ids=[*cited, "x"]))
 
 
 def test_a_citation_iterator_is_consumed_at_most_513_items() -> None:
     counting = Counting(f"e{i}" for i in itertools.count())
-    fails(ValueError, errors.TOO_MANY_CITATIONS, claim_fields, claim(evidence_ids=counting))
+    fails(ValueError, messages.TOO_MANY_CITATIONS, claim_fields, claim(evidence_ids=counting))
     assert counting.consumed == MAX_CITATIONS + 1
 
 
@@ -270,18 +270,21 @@ def test_a_citation_iterator_is_consumed_at_most_513_items() -> None:
 
 
 def test_evidence_id_is_required() -> None:
-    fails(ValueError, errors.EVIDENCE_ID_MISSING, evidence_fields, evidence(evidence_id=OMIT))
+    fails(ValueError, messages.EVIDENCE_ID_MISSING, evidence_fields, evidence(evidence_id=OMIT))
 
 
 def test_approved_is_required() -> None:
-    fails(ValueError, errors.APPROVED_MISSING, evidence_fields, evidence(approved=OMIT))
+    fails(ValueError, messages.APPROVED_MISSING, evidence_fields, evidence(approved=OMIT))
 
 
 @pytest.mark.parametrize("value", [1, 0, "true", "yes", 1.0, [True]])
 def test_approved_must_be_a_real_bool(value: object) -> None:
-    fails(TypeError, errors.APPROVED_TYPE, evidence_fields, evidence(approved=value))
+    fails(TypeError, messages.APPROVED_TYPE, evidence_fields, evidence(approved=value))
     fails(
-        TypeError, errors.APPROVED_TYPE, evidence_fields, evidence(approved=OMIT, is_approved=value)
+        TypeError,
+        messages.APPROVED_TYPE,
+        evidence_fields,
+        evidence(approved=OMIT, is_approved=value),
     )
 
 
@@ -293,8 +296,8 @@ def test_is_approved_is_an_alias_of_approved() -> None:
 
 
 def test_conflicting_approval_aliases_are_rejected() -> None:
-    fails(ValueError, errors.APPROVED_CONFLICT, evidence_fields, evidence(is_approved=False))
-    fails(TypeError, errors.APPROVED_TYPE, evidence_fields, evidence(is_approved="no"))
+    fails(ValueError, messages.APPROVED_CONFLICT, evidence_fields, evidence(is_approved=False))
+    fails(TypeError, messages.APPROVED_TYPE, evidence_fields, evidence(is_approved="no"))
 
 
 @pytest.mark.parametrize(
@@ -334,35 +337,35 @@ def test_relation_labels_and_flags(fields: dict[str, Any], expected: str) -> Non
     ],
 )
 def test_conflicting_relation_labels_and_flags_are_rejected(fields: dict[str, Any]) -> None:
-    fails(ValueError, errors.RELATION_CONFLICT, evidence_fields, flagged(fields))
+    fails(ValueError, messages.RELATION_CONFLICT, evidence_fields, flagged(fields))
 
 
 @pytest.mark.parametrize("fields", [{"supports": False}, {"contradicted": False}])
 def test_flags_that_leave_the_relation_open_are_rejected(fields: dict[str, Any]) -> None:
-    fails(ValueError, errors.RELATION_AMBIGUOUS, evidence_fields, flagged(fields))
+    fails(ValueError, messages.RELATION_AMBIGUOUS, evidence_fields, flagged(fields))
 
 
 def test_a_relation_is_required() -> None:
-    fails(ValueError, errors.RELATION_MISSING, evidence_fields, evidence(relation=OMIT))
+    fails(ValueError, messages.RELATION_MISSING, evidence_fields, evidence(relation=OMIT))
 
 
 @pytest.mark.parametrize("label", ["Supports", "support", "refutes", ""])
 def test_unknown_relation_labels_are_rejected(label: str) -> None:
-    fails(ValueError, errors.RELATION_TYPE, evidence_fields, evidence(relation=label))
+    fails(ValueError, messages.RELATION_TYPE, evidence_fields, evidence(relation=label))
 
 
 @pytest.mark.parametrize("label", [1, True, ["supports"]])
 def test_relation_labels_must_be_strings(label: object) -> None:
-    fails(TypeError, errors.RELATION_TYPE, evidence_fields, evidence(relation=label))
+    fails(TypeError, messages.RELATION_TYPE, evidence_fields, evidence(relation=label))
 
 
 @pytest.mark.parametrize("flag", ["supports", "supported", "contradicts", "contradicted"])
 def test_relation_flags_must_be_real_bools(flag: str) -> None:
-    fails(TypeError, errors.RELATION_FLAG_TYPE, evidence_fields, evidence(**{flag: 1}))
+    fails(TypeError, messages.RELATION_FLAG_TYPE, evidence_fields, evidence(**{flag: 1}))
 
 
 def test_duplicate_evidence_ids_are_rejected() -> None:
-    fails(ValueError, errors.DUPLICATE_EVIDENCE_ID, read_evidence, [evidence("e"), evidence("e")])
+    fails(ValueError, messages.DUPLICATE_EVIDENCE_ID, read_evidence, [evidence("e"), evidence("e")])
     assert read_evidence([evidence(1), evidence("1")]).count == 2
 
 
@@ -426,14 +429,14 @@ def test_typed_objects_are_read_by_attribute_and_score_like_mappings() -> None:
 
 
 def test_typed_records_are_revalidated() -> None:
-    fails(TypeError, errors.APPROVED_TYPE, evidence_fields, TypedEvidence("e", "yes", "supports"))  # type: ignore[arg-type]
+    fails(TypeError, messages.APPROVED_TYPE, evidence_fields, TypedEvidence("e", "yes", "supports"))  # type: ignore[arg-type]
     fails(
         ValueError,
-        errors.RELATION_CONFLICT,
+        messages.RELATION_CONFLICT,
         evidence_fields,
         TypedEvidence("e", True, "supports", supports=False),
     )
-    fails(ValueError, errors.CLAIM_ID_MISSING, claim_fields, types.SimpleNamespace())
+    fails(ValueError, messages.CLAIM_ID_MISSING, claim_fields, types.SimpleNamespace())
 
 
 def test_non_dict_mappings_are_read_by_key() -> None:

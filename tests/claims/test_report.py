@@ -16,7 +16,7 @@ from pytest_openmed.claims import (
     BootstrapInterval,
     ClaimClassMetrics,
     UnsupportedClaimsReport,
-    errors,
+    messages,
     score_summary_claims,
 )
 from pytest_openmed.schemas import load_schema
@@ -112,70 +112,70 @@ def first_class(d: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda d: first_class(d)["counts"].update(supported=2), errors.REPORT_COUNTS),
-        (lambda d: first_class(d).update(claim_count=4), errors.REPORT_COUNTS),
-        (lambda d: first_class(d).update(unsupported_count=1), errors.REPORT_COUNTS),
-        (lambda d: d["overall"]["counts"].update(uncited=2), errors.REPORT_COUNTS),
+        (lambda d: first_class(d)["counts"].update(supported=2), messages.REPORT_COUNTS),
+        (lambda d: first_class(d).update(claim_count=4), messages.REPORT_COUNTS),
+        (lambda d: first_class(d).update(unsupported_count=1), messages.REPORT_COUNTS),
+        (lambda d: d["overall"]["counts"].update(uncited=2), messages.REPORT_COUNTS),
         (
             lambda d: (
                 d["overall"]["counts"].update(uncited=2),
                 d["overall"].update(claim_count=7, unsupported_count=4, unsupported_rate=4 / 7),
                 d["overall"]["interval"].update(point=4 / 7),
             ),
-            errors.REPORT_COUNTS,
+            messages.REPORT_COUNTS,
         ),
-        (lambda d: first_class(d).update(unsupported_rate=0.5), errors.REPORT_RATE),
-        (lambda d: d["overall"].update(unsupported_rate=0.3333), errors.REPORT_RATE),
-        (lambda d: first_class(d)["interval"].update(point=0.5), errors.REPORT_INTERVAL_POINT),
+        (lambda d: first_class(d).update(unsupported_rate=0.5), messages.REPORT_RATE),
+        (lambda d: d["overall"].update(unsupported_rate=0.3333), messages.REPORT_RATE),
+        (lambda d: first_class(d)["interval"].update(point=0.5), messages.REPORT_INTERVAL_POINT),
         (
             lambda d: first_class(d)["interval"].update(lower=0.9, upper=0.1),
-            errors.REPORT_INTERVAL,
+            messages.REPORT_INTERVAL,
         ),
-        (lambda d: first_class(d)["interval"].update(upper=0.5), errors.REPORT_INTERVAL),
-        (lambda d: first_class(d)["interval"].update(lower=1.5), errors.REPORT_NUMBER),
-        (lambda d: first_class(d)["interval"].update(degenerate=True), errors.REPORT_DEGENERATE),
+        (lambda d: first_class(d)["interval"].update(upper=0.5), messages.REPORT_INTERVAL),
+        (lambda d: first_class(d)["interval"].update(lower=1.5), messages.REPORT_NUMBER),
+        (lambda d: first_class(d)["interval"].update(degenerate=True), messages.REPORT_DEGENERATE),
         (
             lambda d: d["by_claim_class"]["vital"]["interval"].update(degenerate=False),
-            errors.REPORT_DEGENERATE,
+            messages.REPORT_DEGENERATE,
         ),
         (
             lambda d: d["by_claim_class"]["vital"]["interval"].update(upper=1.0),
-            errors.REPORT_DEGENERATE,
+            messages.REPORT_DEGENERATE,
         ),
         (
             lambda d: first_class(d)["interval"].update(n_resamples=301),
-            errors.REPORT_CONFIGURATION,
+            messages.REPORT_CONFIGURATION,
         ),
-        (lambda d: first_class(d)["interval"].update(alpha=0.05), errors.REPORT_CONFIGURATION),
-        (lambda d: d["configuration"].update(alpha=0.05), errors.REPORT_CONFIGURATION),
-        (lambda d: d["configuration"].update(n_resamples=1000), errors.REPORT_CONFIGURATION),
-        (lambda d: d["configuration"].update(seed=-1), errors.SEED_RANGE),
-        (lambda d: d["configuration"].update(seed=1.0), errors.REPORT_NUMBER),
-        (lambda d: d.update(extra=True), errors.REPORT_SHAPE),
-        (lambda d: d["overall"].update(claim_ids=[]), errors.REPORT_SHAPE),
-        (lambda d: first_class(d)["interval"].update(method="bca"), errors.REPORT_SHAPE),
-        (lambda d: first_class(d)["counts"].update(unknown=0), errors.REPORT_SHAPE),
-        (lambda d: d["evidence"].pop("digest"), errors.REPORT_SHAPE),
-        (lambda d: d.pop("notice"), errors.REPORT_SHAPE),
-        (lambda d: d.update(notice="certified"), errors.REPORT_SHAPE),
-        (lambda d: d.update(by_claim_class=[]), errors.REPORT_SHAPE),
-        (lambda d: d.update(schema_version=2), errors.REPORT_VERSION),
-        (lambda d: d.update(schema_version=True), errors.REPORT_VERSION),
-        (lambda d: d.update(schema="other"), errors.REPORT_VERSION),
-        (lambda d: d["evidence"].update(digest="sha256:abc"), errors.REPORT_DIGEST),
-        (lambda d: d["evidence"].update(count=200_001), errors.REPORT_EVIDENCE_COUNT),
-        (lambda d: d["evidence"].update(count=True), errors.REPORT_EVIDENCE_COUNT),
-        (lambda d: first_class(d).update(claim_count=3.0), errors.REPORT_NUMBER),
-        (lambda d: first_class(d)["counts"].update(uncited=True), errors.REPORT_NUMBER),
-        (lambda d: first_class(d)["interval"].update(degenerate=0), errors.REPORT_NUMBER),
-        (lambda d: first_class(d).update(unsupported_rate="0.5"), errors.REPORT_NUMBER),
+        (lambda d: first_class(d)["interval"].update(alpha=0.05), messages.REPORT_CONFIGURATION),
+        (lambda d: d["configuration"].update(alpha=0.05), messages.REPORT_CONFIGURATION),
+        (lambda d: d["configuration"].update(n_resamples=1000), messages.REPORT_CONFIGURATION),
+        (lambda d: d["configuration"].update(seed=-1), messages.SEED_RANGE),
+        (lambda d: d["configuration"].update(seed=1.0), messages.REPORT_NUMBER),
+        (lambda d: d.update(extra=True), messages.REPORT_SHAPE),
+        (lambda d: d["overall"].update(claim_ids=[]), messages.REPORT_SHAPE),
+        (lambda d: first_class(d)["interval"].update(method="bca"), messages.REPORT_SHAPE),
+        (lambda d: first_class(d)["counts"].update(unknown=0), messages.REPORT_SHAPE),
+        (lambda d: d["evidence"].pop("digest"), messages.REPORT_SHAPE),
+        (lambda d: d.pop("notice"), messages.REPORT_SHAPE),
+        (lambda d: d.update(notice="certified"), messages.REPORT_SHAPE),
+        (lambda d: d.update(by_claim_class=[]), messages.REPORT_SHAPE),
+        (lambda d: d.update(schema_version=2), messages.REPORT_VERSION),
+        (lambda d: d.update(schema_version=True), messages.REPORT_VERSION),
+        (lambda d: d.update(schema="other"), messages.REPORT_VERSION),
+        (lambda d: d["evidence"].update(digest="sha256:abc"), messages.REPORT_DIGEST),
+        (lambda d: d["evidence"].update(count=200_001), messages.REPORT_EVIDENCE_COUNT),
+        (lambda d: d["evidence"].update(count=True), messages.REPORT_EVIDENCE_COUNT),
+        (lambda d: first_class(d).update(claim_count=3.0), messages.REPORT_NUMBER),
+        (lambda d: first_class(d)["counts"].update(uncited=True), messages.REPORT_NUMBER),
+        (lambda d: first_class(d)["interval"].update(degenerate=0), messages.REPORT_NUMBER),
+        (lambda d: first_class(d).update(unsupported_rate="0.5"), messages.REPORT_NUMBER),
         (
             lambda d: d["by_claim_class"].update(Lab=d["by_claim_class"].pop("lab")),
-            errors.REPORT_CLASS,
+            messages.REPORT_CLASS,
         ),
         (
             lambda d: d["by_claim_class"].update(ward_round=d["by_claim_class"].pop("vital")),
-            errors.REPORT_CLASS,
+            messages.REPORT_CLASS,
         ),
     ],
 )
@@ -200,7 +200,7 @@ def test_a_class_with_zero_claims_is_refused() -> None:
             "degenerate": True,
         },
     }
-    refused(tampered(lambda d: d["by_claim_class"].update(other=empty)), errors.REPORT_CLASS)
+    refused(tampered(lambda d: d["by_claim_class"].update(other=empty)), messages.REPORT_CLASS)
 
 
 def test_a_report_over_the_draw_budget_is_refused() -> None:
@@ -212,7 +212,7 @@ def test_a_report_over_the_draw_budget_is_refused() -> None:
     document["overall"]["counts"]["uncited"] = 101
     document["overall"]["claim_count"] = document["overall"]["unsupported_count"] = 101
     document["by_claim_class"]["diagnosis"] = copy.deepcopy(document["overall"])
-    refused(json.dumps(document), errors.TOO_MANY_DRAWS)
+    refused(json.dumps(document), messages.TOO_MANY_DRAWS)
 
 
 @pytest.mark.parametrize(
@@ -241,17 +241,17 @@ def test_duplicate_keys_and_constants_are_not_json_for_a_report() -> None:
         ('"alpha": 0.1', '"alpha": Infinity'),
     ):
         assert old in text
-        refused(text.replace(old, new, 1), errors.REPORT_NOT_JSON)
+        refused(text.replace(old, new, 1), messages.REPORT_NOT_JSON)
 
 
 def test_from_json_takes_text_of_bounded_size(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(TypeError) as caught:
         UnsupportedClaimsReport.from_json(sample_report().to_json().encode())  # type: ignore[arg-type]
-    assert str(caught.value) == errors.REPORT_TEXT_TYPE
+    assert str(caught.value) == messages.REPORT_TEXT_TYPE
     from pytest_openmed.claims import report as module
 
     monkeypatch.setattr(module, "_MAX_REPORT_CHARS", 10)
-    refused(sample_report().to_json(), errors.REPORT_TOO_LARGE)
+    refused(sample_report().to_json(), messages.REPORT_TOO_LARGE)
 
 
 @settings(max_examples=200, deadline=None)
@@ -340,4 +340,4 @@ def test_reprs_show_only_public_numbers() -> None:
 def test_a_309_digit_integer_is_a_value_error_not_an_overflow(
     change: Callable[[dict[str, Any]], object],
 ) -> None:
-    refused(tampered(change), errors.REPORT_NUMBER)
+    refused(tampered(change), messages.REPORT_NUMBER)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.claims import STATES, errors, score_summary_claims
+from pytest_openmed.claims import STATES, messages, score_summary_claims
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, key_fingerprint
 
 from ._support import Counting, assert_fixed, claim, evidence, loose_claims, loose_evidence
@@ -106,7 +106,7 @@ def test_citing_the_same_row_twice_is_harmless() -> None:
 
 
 def test_duplicate_claim_ids_are_rejected() -> None:
-    fails(ValueError, errors.DUPLICATE_CLAIM_ID, [claim("c"), claim("c")], [evidence()])
+    fails(ValueError, messages.DUPLICATE_CLAIM_ID, [claim("c"), claim("c")], [evidence()])
 
 
 def test_counts_rates_and_classes() -> None:
@@ -255,11 +255,11 @@ def test_collections_must_be_iterables_of_records(value: object) -> None:
 
 
 def test_strings_and_mappings_are_not_collections_of_records() -> None:
-    fails(TypeError, errors.CLAIMS_NOT_ITERABLE, "claims", [])
-    fails(TypeError, errors.CLAIMS_NOT_ITERABLE, {"claim_id": 1}, [])
-    fails(TypeError, errors.CLAIMS_NOT_ITERABLE, 5, [])
-    fails(TypeError, errors.EVIDENCE_NOT_ITERABLE, [], b"rows")
-    fails(TypeError, errors.EVIDENCE_NOT_ITERABLE, [], None)
+    fails(TypeError, messages.CLAIMS_NOT_ITERABLE, "claims", [])
+    fails(TypeError, messages.CLAIMS_NOT_ITERABLE, {"claim_id": 1}, [])
+    fails(TypeError, messages.CLAIMS_NOT_ITERABLE, 5, [])
+    fails(TypeError, messages.EVIDENCE_NOT_ITERABLE, [], b"rows")
+    fails(TypeError, messages.EVIDENCE_NOT_ITERABLE, [], None)
 
 
 # --- limits ------------------------------------------------------------------------------------
@@ -267,19 +267,19 @@ def test_strings_and_mappings_are_not_collections_of_records() -> None:
 
 def test_claim_iterators_are_consumed_at_most_limit_plus_one() -> None:
     counting = Counting(itertools.repeat(claim()))
-    fails(ValueError, errors.TOO_MANY_CLAIMS, counting, [], n_resamples=1)
+    fails(ValueError, messages.TOO_MANY_CLAIMS, counting, [], n_resamples=1)
     assert counting.consumed == MAX_CLAIMS + 1
 
 
 def test_evidence_iterators_are_consumed_at_most_limit_plus_one() -> None:
     counting = Counting(itertools.repeat(evidence()))
-    fails(ValueError, errors.TOO_MANY_EVIDENCE, [], counting)
+    fails(ValueError, messages.TOO_MANY_EVIDENCE, [], counting)
     assert counting.consumed == MAX_EVIDENCE + 1
 
 
 def test_oversized_lists_are_refused_without_looking_at_records() -> None:
-    fails(ValueError, errors.TOO_MANY_CLAIMS, [None] * (MAX_CLAIMS + 1), [], n_resamples=1)
-    fails(ValueError, errors.TOO_MANY_EVIDENCE, [], (None,) * (MAX_EVIDENCE + 1))
+    fails(ValueError, messages.TOO_MANY_CLAIMS, [None] * (MAX_CLAIMS + 1), [], n_resamples=1)
+    fails(ValueError, messages.TOO_MANY_EVIDENCE, [], (None,) * (MAX_EVIDENCE + 1))
 
 
 def test_exactly_100000_claims_and_200000_evidence_rows_are_scored() -> None:
@@ -301,32 +301,32 @@ def test_the_draw_budget_allows_20_million_claim_draws_and_no_more() -> None:
     claims = [claim(i, []) for i in range(100)]
     report = score_summary_claims(claims, [], n_resamples=100_000)
     assert report.n_resamples == 100_000
-    fails(ValueError, errors.TOO_MANY_DRAWS, [*claims, claim(100, [])], [], n_resamples=100_000)
+    fails(ValueError, messages.TOO_MANY_DRAWS, [*claims, claim(100, [])], [], n_resamples=100_000)
 
 
 def test_draw_budget_is_checked_before_the_evidence_is_read() -> None:
     counting = Counting(itertools.repeat(evidence()))
     claims = [claim(i, []) for i in range(101)]
-    fails(ValueError, errors.TOO_MANY_DRAWS, claims, counting, n_resamples=100_000)
+    fails(ValueError, messages.TOO_MANY_DRAWS, claims, counting, n_resamples=100_000)
     assert counting.consumed == 0
 
 
 @pytest.mark.parametrize(
     ("kwargs", "kind", "message"),
     [
-        ({"n_resamples": 0}, ValueError, errors.RESAMPLES_RANGE),
-        ({"n_resamples": 100_001}, ValueError, errors.RESAMPLES_RANGE),
-        ({"n_resamples": True}, TypeError, errors.RESAMPLES_TYPE),
-        ({"n_resamples": 10.0}, TypeError, errors.RESAMPLES_TYPE),
-        ({"seed": -1}, ValueError, errors.SEED_RANGE),
-        ({"seed": 2**63}, ValueError, errors.SEED_RANGE),
-        ({"seed": "0"}, TypeError, errors.SEED_TYPE),
-        ({"seed": False}, TypeError, errors.SEED_TYPE),
-        ({"alpha": 0}, ValueError, errors.ALPHA_RANGE),
-        ({"alpha": 1.0}, ValueError, errors.ALPHA_RANGE),
-        ({"alpha": float("nan")}, ValueError, errors.ALPHA_RANGE),
-        ({"alpha": "0.05"}, TypeError, errors.ALPHA_TYPE),
-        ({"alpha": True}, TypeError, errors.ALPHA_TYPE),
+        ({"n_resamples": 0}, ValueError, messages.RESAMPLES_RANGE),
+        ({"n_resamples": 100_001}, ValueError, messages.RESAMPLES_RANGE),
+        ({"n_resamples": True}, TypeError, messages.RESAMPLES_TYPE),
+        ({"n_resamples": 10.0}, TypeError, messages.RESAMPLES_TYPE),
+        ({"seed": -1}, ValueError, messages.SEED_RANGE),
+        ({"seed": 2**63}, ValueError, messages.SEED_RANGE),
+        ({"seed": "0"}, TypeError, messages.SEED_TYPE),
+        ({"seed": False}, TypeError, messages.SEED_TYPE),
+        ({"alpha": 0}, ValueError, messages.ALPHA_RANGE),
+        ({"alpha": 1.0}, ValueError, messages.ALPHA_RANGE),
+        ({"alpha": float("nan")}, ValueError, messages.ALPHA_RANGE),
+        ({"alpha": "0.05"}, TypeError, messages.ALPHA_TYPE),
+        ({"alpha": True}, TypeError, messages.ALPHA_TYPE),
     ],
 )
 def test_bootstrap_configuration_is_checked(
@@ -337,7 +337,7 @@ def test_bootstrap_configuration_is_checked(
 
 def test_configuration_is_checked_before_any_input_is_consumed() -> None:
     counting = Counting(itertools.repeat(claim()))
-    fails(ValueError, errors.ALPHA_RANGE, counting, [], alpha=2.0)
+    fails(ValueError, messages.ALPHA_RANGE, counting, [], alpha=2.0)
     assert counting.consumed == 0
 
 

@@ -17,15 +17,18 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed.contract import CASE_SLICES
+from pytest_openmed.errors import InputRefused
+
 __all__ = ["SLICES", "GeneratedSource", "check_slice"]
 
-#: The three closed case slices, as their string values.
-SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
+#: The three closed case slices, as their string values (defined in the contract).
+SLICES = CASE_SLICES
 
 
 def check_slice(slice_name: str) -> str:
     if slice_name not in SLICES:
-        raise ValueError("slice must be one of: nominal, adverse_acquisition, ambiguity_conflict")
+        raise InputRefused("slice must be one of: nominal, adverse_acquisition, ambiguity_conflict")
     return slice_name
 
 

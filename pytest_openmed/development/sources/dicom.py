@@ -41,7 +41,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import canonical_bytes
+from pytest_openmed._validate import check_int, check_seed
 from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "CONTENT_SNR",
@@ -127,7 +129,7 @@ def _place(
     shuffled = [items[i] for i in rng.permutation(len(items))]
     slack = frames - sum(length for _, length in shuffled) - (len(shuffled) + 1)
     if slack < 0:
-        raise ValueError("too few frames for the ambiguity slice layout")
+        raise InputRefused("too few frames for the ambiguity slice layout")
     # Spread the slack over the len(items) + 1 gaps, each of which already holds one empty frame.
     cuts = np.sort(rng.integers(0, slack + 1, size=len(shuffled)))
     extra = np.diff(np.concatenate(([0], cuts, [slack])))
@@ -251,12 +253,6 @@ def _encode(seed: int, slice_name: str, pixels: NDArray[np.uint16]) -> bytes:
     return buffer.getvalue()
 
 
-def _check_int(value: object, low: int, high: int, message: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise ValueError(message)
-    return value
-
-
 def generate_dicom_frames(
     seed: int,
     slice: str,
@@ -277,16 +273,16 @@ def generate_dicom_frames(
     blob contrast per frame, 0.0 for empty frames), ``noise_sigma``,
     ``reference_scale_px`` and ``content_snr``.
     """
-    _check_int(seed, 0, 2**63 - 1, "seed must be a non-negative int")
+    check_seed(seed, "seed must be a non-negative int")
     check_slice(slice)
-    _check_int(frames, _MIN_FRAMES, _MAX_FRAMES, "frames must be an int in 16..512")
-    _check_int(rows, _MIN_SIDE, _MAX_SIDE, "rows must be an int in 64..512")
-    _check_int(cols, _MIN_SIDE, _MAX_SIDE, "cols must be an int in 64..512")
+    check_int(frames, _MIN_FRAMES, _MAX_FRAMES, "frames must be an int in 16..512")
+    check_int(rows, _MIN_SIDE, _MAX_SIDE, "rows must be an int in 64..512")
+    check_int(cols, _MIN_SIDE, _MAX_SIDE, "cols must be an int in 64..512")
     rng = np.random.default_rng([seed, SLICES.index(slice), 0xD1C0])
     adverse = slice == "adverse_acquisition"
     sigma = 60.0 if adverse else 20.0
     if type(near_threshold) is not bool:
-        raise TypeError("near_threshold must be a bool")
+        raise InvalidArgument("near_threshold must be a bool")
     blobs, gains, indices = _layout(rng, slice, (frames, rows, cols), near_threshold)
 
     yy, xx = np.mgrid[0:rows, 0:cols].astype(np.float64)

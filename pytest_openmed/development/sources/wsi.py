@@ -34,7 +34,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from pytest_openmed._validate import check_int, check_seed
 from pytest_openmed.development.sources import SLICES, GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused
 
 __all__ = [
     "INCONSISTENCIES",
@@ -63,12 +65,6 @@ _PALE: _Colours = {
     "stroma": (232.0, 204.0, 221.0),
     "nucleus": (178.0, 146.0, 196.0),
 }
-
-
-def _check_int(value: object, low: int, high: int, message: str) -> int:
-    if type(value) is not int or not low <= value <= high:
-        raise ValueError(message)
-    return value
 
 
 def _shapes(rng: np.random.Generator, size: int) -> list[dict[str, Any]]:
@@ -250,16 +246,16 @@ def generate_wsi_tiles(
     ``tissue_fraction``, ``inconsistency``, ``inconsistent_region`` (level-0
     [x, y, w, h] or ``None``) and ``displacement`` [dy, dx] (or ``None``).
     """
-    _check_int(seed, 0, 2**63 - 1, "seed must be a non-negative int")
+    check_seed(seed, "seed must be a non-negative int")
     check_slice(slice)
-    _check_int(levels, 3, 6, "levels must be an int in 3..6")
-    _check_int(size, 512, 4096, "size must be an int in 512..4096")
+    check_int(levels, 3, 6, "levels must be an int in 3..6")
+    check_int(size, 512, 4096, "size must be an int in 512..4096")
     if size % TILE:
-        raise ValueError("size must be a multiple of 256")
+        raise InputRefused("size must be a multiple of 256")
     if inconsistency is None:
         inconsistency = "patch" if slice == "ambiguity_conflict" else "none"
     if inconsistency not in INCONSISTENCIES:
-        raise ValueError("inconsistency must be one of: none, patch, shift")
+        raise InputRefused("inconsistency must be one of: none, patch, shift")
     rng = np.random.default_rng([seed, SLICES.index(slice), 0x3517])
     truth: dict[str, Any] = {"size": [size, size], "tissue_shapes": _shapes(rng, size)}
     mask = render_tissue_mask(truth)

@@ -5,18 +5,18 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from pytest_openmed.claims import errors
+from pytest_openmed.claims import messages
 
 
 def test_messages_are_fixed_distinct_sentences() -> None:
     constants = {
         name: value
-        for name, value in vars(errors).items()
+        for name, value in vars(messages).items()
         if name.isupper() and isinstance(value, str)
     }
-    assert set(constants.values()) == errors.MESSAGES
-    assert len(constants) == len(errors.MESSAGES) > 40
-    for message in errors.MESSAGES:
+    assert set(constants.values()) == messages.MESSAGES
+    assert len(constants) == len(messages.MESSAGES) > 40
+    for message in messages.MESSAGES:
         assert "{" not in message and "%" not in message
         assert message == message.strip() and message[0].islower()
 
