@@ -22,10 +22,6 @@ from pytest_openmed.errors import InputRefused, InvalidArgument, OpenmedError, s
 #: harness ``except Exception`` cannot swallow a stale replay.  It never leaves its module.
 _NOT_ERRORS = {"pytest_openmed.planner.cassette._Stale"}
 
-#: Modules whose errors join the model in a separate change (the multimodal engine's own):
-#: strict, so the suite says when the stand-ins in ``plugin.items.REFUSED`` can go.
-_PENDING = {"pytest_openmed.multimodal.errors"}
-
 
 def _modules() -> list[str]:
     names = [pytest_openmed.__name__]
@@ -49,23 +45,7 @@ def _exception_classes(module_name: str) -> list[type[BaseException]]:
     return found
 
 
-def _module_params() -> list[object]:
-    return [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="MultimodalError joins OpenmedError in a separate change; once it has, "
-                "delete _PENDING and the ValueError/TypeError stand-ins in plugin.items.REFUSED",
-            ),
-        )
-        if name in _PENDING
-        else name
-        for name in _modules()
-    ]
-
-
-@pytest.mark.parametrize("module_name", _module_params())
+@pytest.mark.parametrize("module_name", _modules())
 def test_every_exception_class_is_an_openmed_error_with_a_builtin_base(module_name: str) -> None:
     for cls in _exception_classes(module_name):
         if cls is OpenmedError:

@@ -51,6 +51,7 @@ CORE = (
     "_canonical",
     "_toml",
     "_wilson",
+    "_lazy",
     "_jsonread",
 )
 
@@ -82,38 +83,10 @@ Edge = tuple[str, str]
 
 _MM = "pytest_openmed.multimodal"
 
-#: Violations that exist on this branch and that a colleague of issue #12 is
-#: removing in parallel, as (rule, importer, imported) with the owner named.
-#: A listed violation that no longer exists fails the suite, so the set is
-#: emptied as the fixes land on main; nothing may be added to it.
-KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset(
-    {
-        # Owner: acyclic. The codecs' back-edges into serialization.py (every
-        # edge of the aliases/pack/ratings/review/serialization cycle).
-        ("cycle", f"{_MM}.aliases", f"{_MM}.serialization"),
-        ("cycle", f"{_MM}.pack", f"{_MM}.serialization"),
-        ("cycle", f"{_MM}.ratings", f"{_MM}.aliases"),
-        ("cycle", f"{_MM}.ratings", f"{_MM}.review"),
-        ("cycle", f"{_MM}.ratings", f"{_MM}.serialization"),
-        ("cycle", f"{_MM}.review", f"{_MM}.aliases"),
-        ("cycle", f"{_MM}.review", f"{_MM}.pack"),
-        ("cycle", f"{_MM}.review", f"{_MM}.serialization"),
-        ("cycle", f"{_MM}.serialization", f"{_MM}.aliases"),
-        ("cycle", f"{_MM}.serialization", f"{_MM}.pack"),
-        ("cycle", f"{_MM}.serialization", f"{_MM}.ratings"),
-        ("cycle", f"{_MM}.serialization", f"{_MM}.review"),
-        # Owner: acyclic. assess <-> public_report.
-        ("cycle", f"{_MM}.assess", f"{_MM}.public_report"),
-        ("cycle", f"{_MM}.public_report", f"{_MM}.assess"),
-        # Owner: unassigned (found by arch; the coordinator assigns it). The
-        # pack control builds its verdict with multimodal's private gate adapter.
-        (
-            "cross-engine-private",
-            "pytest_openmed.development.control_run",
-            f"{_MM}._gate",
-        ),
-    }
-)
+#: Violations tolerated while a fix is in flight, as (rule, importer, imported).
+#: Empty: every rule holds.  A listed violation that no longer exists fails the
+#: suite, so an entry can only be a temporary, named exception.
+KNOWN_VIOLATIONS: frozenset[tuple[str, str, str]] = frozenset()
 
 
 # --------------------------------------------------------------------------

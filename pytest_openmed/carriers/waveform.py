@@ -38,7 +38,13 @@ from typing import TYPE_CHECKING, Any
 from pytest_openmed._validate import refuse_constant, unique_names
 from pytest_openmed.carriers.boundary import parse_boundary
 from pytest_openmed.carriers.dicom import has_dicom_prefix, quiet_pydicom, read_native_dicom
-from pytest_openmed.errors import ComponentError, CorruptAsset, UnsupportedAsset
+from pytest_openmed.errors import (
+    ComponentError,
+    CorruptAsset,
+    InputRefused,
+    InvalidArgument,
+    UnsupportedAsset,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -137,26 +143,26 @@ class Waveform:
 
         rate = self.sampling_rate_hz
         if isinstance(rate, bool) or not isinstance(rate, int | float):
-            raise TypeError("sampling_rate_hz must be a number")
+            raise InvalidArgument("sampling_rate_hz must be a number")
         if not MIN_SAMPLING_RATE_HZ <= float(rate) <= MAX_SAMPLING_RATE_HZ:
-            raise ValueError("sampling_rate_hz is outside 100..2000 Hz")
+            raise InputRefused("sampling_rate_hz is outside 100..2000 Hz")
         names = self.lead_names
         if type(names) is not tuple or not names or any(type(n) is not str for n in names):
-            raise TypeError("lead_names must be a non-empty tuple of str")
+            raise InvalidArgument("lead_names must be a non-empty tuple of str")
         if any(n not in STANDARD_LEADS for n in names):
-            raise ValueError("lead names must be drawn from the standard 12-lead set")
+            raise InputRefused("lead names must be drawn from the standard 12-lead set")
         order = [STANDARD_LEADS.index(n) for n in names]
         if order != sorted(set(order)):
-            raise ValueError("lead names must be unique and in standard order")
+            raise InputRefused("lead names must be unique and in standard order")
         if not isinstance(self.samples, np.ndarray):
-            raise TypeError("samples must be a numpy array")
+            raise InvalidArgument("samples must be a numpy array")
         data = np.array(self.samples, dtype=np.float64, copy=True)
         if data.ndim != 2 or data.shape[0] != len(names):
-            raise ValueError("samples must have one row per lead")
+            raise InputRefused("samples must have one row per lead")
         if not 1 <= data.shape[1] <= MAX_SAMPLES_PER_LEAD:
-            raise ValueError("samples per lead are outside the supported range")
+            raise InputRefused("samples per lead are outside the supported range")
         if not np.isfinite(data).all():
-            raise ValueError("samples must be finite")
+            raise InputRefused("samples must be finite")
         data.flags.writeable = False
         object.__setattr__(self, "sampling_rate_hz", float(rate))
         object.__setattr__(self, "samples", data)

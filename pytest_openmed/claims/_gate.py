@@ -81,8 +81,8 @@ def _refused(error: RecordFileError, too_many: str) -> BaseException:
     if error.reason is Refusal.UNREADABLE:
         return OSError(messages.FILE_UNREADABLE)
     if error.reason is Refusal.TOO_MANY:
-        return ValueError(too_many)
-    return ValueError(_FILE_MESSAGES[error.reason])
+        return InputRefused(too_many)
+    return InputRefused(_FILE_MESSAGES[error.reason])
 
 
 _FILE_MESSAGES = {

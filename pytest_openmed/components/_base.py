@@ -25,6 +25,8 @@ from pytest_openmed.errors import (
     ComponentError,
     CorruptAsset,
     DecodedSizeTooLarge,
+    InputRefused,
+    InvalidArgument,
     UnsupportedAsset,
 )
 
@@ -52,7 +54,7 @@ SAFETY_FAILURES = ("privacy", "provenance")
 def check_asset(asset: object) -> bytes:
     """Refuse non-bytes and oversized input before any parser sees it."""
     if type(asset) is not bytes:
-        raise TypeError("asset must be bytes")
+        raise InvalidArgument("asset must be bytes")
     if len(asset) > MAX_ASSET_BYTES:
         raise AssetTooLarge("asset exceeds the 4 MiB component limit")
     return asset
@@ -61,7 +63,7 @@ def check_asset(asset: object) -> bytes:
 def config_digest(config: object) -> str:
     """Stable ``sha256:`` digest of a frozen configuration dataclass."""
     if not dataclasses.is_dataclass(config) or isinstance(config, type):
-        raise TypeError("config must be a dataclass instance")
+        raise InvalidArgument("config must be a dataclass instance")
     return digest_json({"type": type(config).__qualname__, "fields": dataclasses.asdict(config)})
 
 
@@ -82,14 +84,14 @@ class ComponentOutput:
 
     def __post_init__(self) -> None:
         if type(self.abstained) is not bool:
-            raise TypeError("abstained must be a bool")
+            raise InvalidArgument("abstained must be a bool")
         if self.abstained != (self.abstain_reason is not None):
-            raise ValueError("abstain_reason must be set exactly when the component abstained")
+            raise InputRefused("abstain_reason must be set exactly when the component abstained")
         if self.abstain_reason is not None and type(self.abstain_reason) is not str:
-            raise TypeError("abstain_reason must be a string")
+            raise InvalidArgument("abstain_reason must be a string")
         failures = tuple(sorted(set(self.safety_failures)))
         if any(failure not in SAFETY_FAILURES for failure in failures):
-            raise ValueError("safety_failures must be drawn from: privacy, provenance")
+            raise InputRefused("safety_failures must be drawn from: privacy, provenance")
         # Round-trip through canonical JSON: proves the output is JSON-able and
         # detaches it from any mutable object the component still holds.
         import json

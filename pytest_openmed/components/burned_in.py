@@ -50,6 +50,7 @@ from pytest_openmed.components._base import (
     check_asset,
     parse_boundary,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -147,7 +148,7 @@ class BurnedInConfig:
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 64.0:
-                raise ValueError("real-valued thresholds must be floats in [0, 64]")
+                raise InputRefused("real-valued thresholds must be floats in [0, 64]")
         for name in (
             "tophat_px",
             "energy_rows",
@@ -162,20 +163,20 @@ class BurnedInConfig:
         ):
             value = getattr(self, name)
             if type(value) is not int or not 0 <= value <= 512:
-                raise ValueError("integer thresholds must be between 0 and 512")
+                raise InputRefused("integer thresholds must be between 0 and 512")
         if self.tophat_px < 3 or self.energy_rows < 1 or self.energy_cols < 1:
-            raise ValueError("tophat_px must be at least 3 and the energy window at least 1x1")
+            raise InputRefused("tophat_px must be at least 3 and the energy window at least 1x1")
         if self.background_tile_px < 4:
-            raise ValueError("background_tile_px must be at least 4")
+            raise InputRefused("background_tile_px must be at least 4")
         if self.min_text_height > self.max_text_height:
-            raise ValueError("min_text_height must not exceed max_text_height")
+            raise InputRefused("min_text_height must not exceed max_text_height")
         if not (
             self.extent_sigmas <= self.sensitive_sigmas <= self.mask_sigmas
             and self.extent_floor <= self.sensitive_floor <= self.mask_floor
         ):
-            raise ValueError("thresholds must rise from extent to sensitive to masking")
+            raise InputRefused("thresholds must rise from extent to sensitive to masking")
         if self.min_crossings < self.min_candidate_crossings:
-            raise ValueError("masking must not accept fewer crossings than a candidate has")
+            raise InputRefused("masking must not accept fewer crossings than a candidate has")
 
 
 #: Conservative: masks every text candidate that shows a little strong evidence,
@@ -800,7 +801,7 @@ def run(asset: bytes, config: BurnedInConfig = CONFIG_A) -> ComponentOutput:
     """Detect and mask burned-in text; report coverage and the runtime privacy verdict."""
     check_asset(asset)
     if type(config) is not BurnedInConfig:
-        raise TypeError("config must be a BurnedInConfig")
+        raise InvalidArgument("config must be a BurnedInConfig")
     decoded = _decode(asset)
     height, width = decoded.pixels.shape
     if min(height, width) < MIN_IMAGE_SIDE:

@@ -63,6 +63,7 @@ from pytest_openmed.components._base import (
     check_asset,
     parse_boundary,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -113,19 +114,19 @@ class FrameCoverageConfig:
 
     def __post_init__(self) -> None:
         if type(self.stride) is not int or not 1 <= self.stride <= MAX_FRAMES:
-            raise ValueError("stride must be an int in 1..4096")
+            raise InputRefused("stride must be an int in 1..4096")
         for name in ("change_threshold", "detection_snr", "detection_scale_px"):
             if finite_float(getattr(self, name), name) <= 0.0:
-                raise ValueError("thresholds and scales must be positive")
+                raise InputRefused("thresholds and scales must be positive")
         if not 0.5 <= self.detection_scale_px <= 16.0:
-            raise ValueError("detection_scale_px must be within 0.5..16")
+            raise InputRefused("detection_scale_px must be within 0.5..16")
         band = self.ambiguity_band
         if band is not None:
             if type(band) is not tuple or len(band) != 2:
-                raise TypeError("ambiguity_band must be None or a (lo, hi) tuple")
+                raise InvalidArgument("ambiguity_band must be None or a (lo, hi) tuple")
             lo, hi = (finite_float(v, "ambiguity_band") for v in band)
             if not 0.0 < lo < 1.0 < hi:
-                raise ValueError("ambiguity_band must satisfy 0 < lo < 1 < hi")
+                raise InputRefused("ambiguity_band must satisfy 0 < lo < 1 < hi")
 
     @property
     def rule(self) -> str:
@@ -352,7 +353,7 @@ def run(asset: bytes, config: FrameCoverageConfig = CONFIG_A) -> ComponentOutput
     """Frame-sampling manifest and content coverage of one native multi-frame DICOM."""
     check_asset(asset)
     if type(config) is not FrameCoverageConfig:
-        raise TypeError("config must be a FrameCoverageConfig")
+        raise InvalidArgument("config must be a FrameCoverageConfig")
     frames = _decode(asset)
     count, rows, cols = frames.shape
     grid = _Grid(rows, cols)

@@ -53,6 +53,7 @@ import numpy.typing as npt
 from pytest_openmed.carriers.waveform import STANDARD_LEADS, Waveform, read_waveform
 from pytest_openmed.components import ecg_quality
 from pytest_openmed.components._base import ComponentOutput, check_asset
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -132,17 +133,17 @@ class IntervalConfig:
     def __post_init__(self) -> None:
         preference = self.lead_preference
         if type(preference) is not tuple or not preference:
-            raise TypeError("lead_preference must be a non-empty tuple")
+            raise InvalidArgument("lead_preference must be a non-empty tuple")
         if any(lead not in STANDARD_LEADS for lead in preference) or len(set(preference)) != len(
             preference
         ):
-            raise ValueError("lead_preference must list distinct standard lead names")
+            raise InputRefused("lead_preference must list distinct standard lead names")
         if type(self.tolerated_flags) is not tuple or any(
             flag not in ecg_quality.FLAGS for flag in self.tolerated_flags
         ):
-            raise ValueError("tolerated_flags must be a tuple of quality flags")
+            raise InputRefused("tolerated_flags must be a tuple of quality flags")
         if type(self.refuse_borderline_lead) is not bool:
-            raise TypeError("refuse_borderline_lead must be a bool")
+            raise InvalidArgument("refuse_borderline_lead must be a bool")
 
 
 #: Conservative: lead II only, and only when its quality is clean (no flag, nothing borderline).
@@ -661,5 +662,5 @@ def run(asset: bytes, config: IntervalConfig = CONFIG_A) -> ComponentOutput:
     """Detect beats and interval candidates on one ECG carrier (JSON waveform or DICOM ECG)."""
     check_asset(asset)
     if type(config) is not IntervalConfig:
-        raise TypeError("config must be an IntervalConfig")
+        raise InvalidArgument("config must be an IntervalConfig")
     return analyse_waveform(read_waveform(asset), config)

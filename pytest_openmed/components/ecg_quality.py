@@ -56,6 +56,7 @@ import numpy.typing as npt
 
 from pytest_openmed.carriers.waveform import Waveform, read_waveform
 from pytest_openmed.components._base import ComponentOutput, check_asset
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -117,12 +118,12 @@ _STIMULUS_GATE_S = 0.04
 
 def _check_band(band: object) -> None:
     if type(band) is not tuple or len(band) != 2:
-        raise TypeError("each threshold band must be a (borderline, flag) tuple")
+        raise InvalidArgument("each threshold band must be a (borderline, flag) tuple")
     low, high = band
     if any(isinstance(v, bool) or not isinstance(v, int | float) for v in band):
-        raise TypeError("threshold bands must hold numbers")
+        raise InvalidArgument("threshold bands must hold numbers")
     if not (math.isfinite(low) and math.isfinite(high) and 0.0 < low <= high):
-        raise ValueError("threshold bands must satisfy 0 < borderline <= flag")
+        raise InputRefused("threshold bands must satisfy 0 < borderline <= flag")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,14 +147,14 @@ class QualityConfig:
         for kind in FLAGS:
             _check_band(getattr(self, kind))
         if type(self.max_flagged_leads) is not int or not 0 <= self.max_flagged_leads <= 12:
-            raise ValueError("max_flagged_leads must be an int in 0..12")
+            raise InputRefused("max_flagged_leads must be an int in 0..12")
         if type(self.abstain_on_borderline) is not bool:
-            raise TypeError("abstain_on_borderline must be a bool")
+            raise InvalidArgument("abstain_on_borderline must be a bool")
 
     def band(self, kind: str) -> tuple[float, float]:
         """The (borderline, flag) thresholds of one measure."""
         if kind not in FLAGS:
-            raise ValueError("unknown quality measure")
+            raise InputRefused("unknown quality measure")
         band: tuple[float, float] = getattr(self, kind)
         return band
 
@@ -174,7 +175,7 @@ class LeadQuality:
 
     def __post_init__(self) -> None:
         if set(self.measures) != set(FLAGS):
-            raise ValueError("measures must cover every quality measure")
+            raise InputRefused("measures must cover every quality measure")
         object.__setattr__(self, "measures", MappingProxyType(dict(self.measures)))
 
     def __repr__(self) -> str:
@@ -503,7 +504,7 @@ def assess_leads(waveform: Waveform, config: QualityConfig = CONFIG_A) -> Mappin
     :data:`MIN_SAMPLING_RATE_HZ` (``ValueError`` otherwise).
     """
     if waveform.duration_s < MIN_DURATION_S or waveform.sampling_rate_hz < MIN_SAMPLING_RATE_HZ:
-        raise ValueError("recording is too short or sampled too slowly to assess")
+        raise InputRefused("recording is too short or sampled too slowly to assess")
     result: dict[str, LeadQuality] = {}
     measured = _measure_all(waveform.samples, waveform.sampling_rate_hz)
     for name, measures in zip(waveform.lead_names, measured, strict=True):
@@ -545,5 +546,5 @@ def run(asset: bytes, config: QualityConfig = CONFIG_A) -> ComponentOutput:
     """Judge the acquisition quality of one ECG carrier (JSON waveform or DICOM ECG)."""
     check_asset(asset)
     if type(config) is not QualityConfig:
-        raise TypeError("config must be a QualityConfig")
+        raise InvalidArgument("config must be a QualityConfig")
     return assess_waveform(read_waveform(asset), config)

@@ -32,6 +32,7 @@ from scipy import ndimage
 
 from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
 from pytest_openmed.components._base import ComponentOutput, UnsupportedAsset, check_asset
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -83,10 +84,10 @@ def _check_box(box: object, width: int, height: int) -> Box:
         or len(box) != 4
         or any(type(value) is not int for value in box)
     ):
-        raise ValueError("a template box must be four integers [x0, y0, x1, y1]")
+        raise InputRefused("a template box must be four integers [x0, y0, x1, y1]")
     x0, y0, x1, y1 = (int(value) for value in box)
     if not (0 <= x0 < x1 <= width and 0 <= y0 < y1 <= height):
-        raise ValueError("a template box must lie inside the page with x0 < x1 and y0 < y1")
+        raise InputRefused("a template box must lie inside the page with x0 < x1 and y0 < y1")
     return (x0, y0, x1, y1)
 
 
@@ -107,20 +108,20 @@ class FormField:
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or _NAME.fullmatch(self.name) is None:
-            raise ValueError("a field name must match [a-z][a-z0-9_]{0,63}")
+            raise InputRefused("a field name must match [a-z][a-z0-9_]{0,63}")
         if self.kind not in FIELD_KINDS:
-            raise ValueError("a field kind must be 'checkbox' or 'text'")
+            raise InputRefused("a field kind must be 'checkbox' or 'text'")
         object.__setattr__(self, "box", _check_box(self.box, MAX_TEMPLATE_SIDE, MAX_TEMPLATE_SIDE))
         x0, y0, x1, y1 = self.box
         if min(x1 - x0, y1 - y0) < 2 * INTERIOR_INSET_PX + 4:
-            raise ValueError("a field box is too small to read its interior")
+            raise InputRefused("a field box is too small to read its interior")
         if self.placeholder is not None:
             px0, py0, px1, py1 = _check_box(self.placeholder, MAX_TEMPLATE_SIDE, MAX_TEMPLATE_SIDE)
             inset = INTERIOR_INSET_PX
             if not (
                 x0 + inset <= px0 and y0 + inset <= py0 and px1 <= x1 - inset and py1 <= y1 - inset
             ):
-                raise ValueError("a placeholder box must lie inside its field's interior")
+                raise InputRefused("a placeholder box must lie inside its field's interior")
             object.__setattr__(self, "placeholder", (px0, py0, px1, py1))
 
 
@@ -153,26 +154,26 @@ class FormTemplate:
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or _NAME.fullmatch(self.name) is None:
-            raise ValueError("a template name must match [a-z][a-z0-9_]{0,63}")
+            raise InputRefused("a template name must match [a-z][a-z0-9_]{0,63}")
         for value in (self.width, self.height, self.mark_size):
             if type(value) is not int:
-                raise TypeError("template sizes must be integers")
+                raise InvalidArgument("template sizes must be integers")
         if not (64 <= self.width <= MAX_TEMPLATE_SIDE and 64 <= self.height <= MAX_TEMPLATE_SIDE):
-            raise ValueError("template page sides must be between 64 and 4096 pixels")
+            raise InputRefused("template page sides must be between 64 and 4096 pixels")
         if not 8 <= self.mark_size <= 128:
-            raise ValueError("mark_size must be between 8 and 128 pixels")
+            raise InputRefused("mark_size must be between 8 and 128 pixels")
         marks = tuple(tuple(m) for m in self.marks)
         if len(marks) != 4 or any(len(m) != 2 or any(type(v) is not int for v in m) for m in marks):
-            raise ValueError("a template needs exactly four integer mark centres")
+            raise InputRefused("a template needs exactly four integer mark centres")
         if any(not (0 <= x < self.width and 0 <= y < self.height) for x, y in marks):
-            raise ValueError("mark centres must lie inside the page")
+            raise InputRefused("mark centres must lie inside the page")
         fields = tuple(self.fields)
         if not 1 <= len(fields) <= MAX_TEMPLATE_FIELDS:
-            raise ValueError("a template needs between 1 and 128 fields")
+            raise InputRefused("a template needs between 1 and 128 fields")
         if any(type(f) is not FormField for f in fields):
-            raise TypeError("template fields must be FormField instances")
+            raise InvalidArgument("template fields must be FormField instances")
         if len({f.name for f in fields}) != len(fields):
-            raise ValueError("template field names must be unique")
+            raise InputRefused("template field names must be unique")
         for f in fields:
             _check_box(f.box, self.width, self.height)
         object.__setattr__(self, "marks", marks)
@@ -182,24 +183,24 @@ class FormTemplate:
     def from_mapping(cls, document: Mapping[str, Any]) -> FormTemplate:
         """Build a template from its JSON form (schema ``form-template``)."""
         if not isinstance(document, Mapping):
-            raise TypeError("a template document must be a mapping")
+            raise InvalidArgument("a template document must be a mapping")
         expected = {"name", "width", "height", "mark_size", "marks", "fields"}
         if set(document) != expected:
-            raise ValueError(
+            raise InputRefused(
                 "a template document has exactly the keys: " + ", ".join(sorted(expected))
             )
         raw_fields = document["fields"]
         raw_marks = document["marks"]
         if type(raw_fields) is not list or type(raw_marks) is not list:
-            raise ValueError("template 'fields' and 'marks' must be lists")
+            raise InputRefused("template 'fields' and 'marks' must be lists")
         if len(raw_fields) > MAX_TEMPLATE_FIELDS or len(raw_marks) != 4:
-            raise ValueError("a template needs between 1 and 128 fields and four marks")
+            raise InputRefused("a template needs between 1 and 128 fields and four marks")
         fields = []
         for raw in raw_fields:
             if not isinstance(raw, Mapping) or not (
                 {"name", "kind", "box"} <= set(raw) <= {"name", "kind", "box", "placeholder"}
             ):
-                raise ValueError(
+                raise InputRefused(
                     "a template field has the keys box, kind, name and optionally placeholder"
                 )
             fields.append(
@@ -213,7 +214,7 @@ class FormTemplate:
         marks = []
         for raw_mark in raw_marks:
             if type(raw_mark) is not list or len(raw_mark) != 2:
-                raise ValueError("a template needs exactly four integer mark centres")
+                raise InputRefused("a template needs exactly four integer mark centres")
             marks.append((raw_mark[0], raw_mark[1]))
         return cls(
             name=document["name"],
@@ -339,7 +340,7 @@ class FormsConfig:
 
     def __post_init__(self) -> None:
         if type(self.template) is not FormTemplate:
-            raise TypeError("template must be a FormTemplate")
+            raise InvalidArgument("template must be a FormTemplate")
         for name in (
             "min_component_px",
             "boundary_ink_min_px",
@@ -348,9 +349,9 @@ class FormsConfig:
         ):
             value = getattr(self, name)
             if type(value) is not int or not 1 <= value <= 4096:
-                raise ValueError("integer thresholds must be between 1 and 4096")
+                raise InputRefused("integer thresholds must be between 1 and 4096")
         if type(self.filled_min_extent_px) is not int or not 0 <= self.filled_min_extent_px <= 4096:
-            raise ValueError("integer thresholds must be between 0 and 4096")
+            raise InputRefused("integer thresholds must be between 0 and 4096")
         for name in (
             "ink_darkness",
             "faint_darkness",
@@ -360,15 +361,15 @@ class FormsConfig:
         ):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 <= value <= 1.0:
-                raise ValueError("fractional thresholds must be floats in [0, 1]")
+                raise InputRefused("fractional thresholds must be floats in [0, 1]")
         if self.faint_darkness > self.ink_darkness:
-            raise ValueError("faint_darkness must not exceed ink_darkness")
+            raise InputRefused("faint_darkness must not exceed ink_darkness")
         if type(self.abstain_on_boundary_ink) is not bool:
-            raise TypeError("abstain_on_boundary_ink must be a bool")
+            raise InvalidArgument("abstain_on_boundary_ink must be a bool")
         for name in ("max_rotation_deg", "max_mark_residual_px"):
             value = getattr(self, name)
             if type(value) is not float or not 0.0 < value <= 45.0:
-                raise ValueError("registration tolerances must be floats in (0, 45]")
+                raise InputRefused("registration tolerances must be floats in (0, 45]")
 
     def __repr__(self) -> str:
         return f"FormsConfig(template={self.template!r})"
@@ -700,7 +701,7 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
     """Read every template field of a PNG form: state and grounding box."""
     check_asset(asset)
     if type(config) is not FormsConfig:
-        raise TypeError("config must be a FormsConfig")
+        raise InvalidArgument("config must be a FormsConfig")
     grey = _flat_field(_decode_png(asset))
     template = config.template
     registration = _register(grey, config)

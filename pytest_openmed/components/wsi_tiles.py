@@ -57,6 +57,7 @@ from pytest_openmed.components._base import (
     check_asset,
     check_decoded_pixels,
 )
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
     "ABSTAIN_REASONS",
@@ -118,19 +119,19 @@ class TilePlanConfig:
             self.verify_every,
         )
         if any(type(value) is not int for value in ints):
-            raise TypeError("integer configuration fields must be int")
+            raise InvalidArgument("integer configuration fields must be int")
         if not 1 <= self.target_downsample <= 1024:
-            raise ValueError("target_downsample must be in 1..1024")
+            raise InputRefused("target_downsample must be in 1..1024")
         if not 16 <= self.tile_size <= MAX_TILE_SIDE or not 0 <= self.overlap < self.tile_size:
-            raise ValueError("tile_size must be in 16..2048 and 0 <= overlap < tile_size")
+            raise InputRefused("tile_size must be in 16..2048 and 0 <= overlap < tile_size")
         if not 0 <= self.mask_dilation <= 16 or not 1 <= self.verify_every <= MAX_PLAN_TILES:
-            raise ValueError("mask_dilation must be in 0..16 and verify_every >= 1")
+            raise InputRefused("mask_dilation must be in 0..16 and verify_every >= 1")
         if self.tissue_method not in TISSUE_METHODS:
-            raise ValueError("tissue_method must be otsu_saturation or fixed_saturation")
+            raise InputRefused("tissue_method must be otsu_saturation or fixed_saturation")
         if not 0.0 < finite_float(self.threshold, "threshold") < 1.0:
-            raise ValueError("threshold must be within (0, 1)")
+            raise InputRefused("threshold must be within (0, 1)")
         if not 0.0 <= finite_float(self.provenance_tolerance, "provenance_tolerance") <= 255.0:
-            raise ValueError("provenance_tolerance must be within 0..255")
+            raise InputRefused("provenance_tolerance must be within 0..255")
 
 
 #: Conservative: downsample-2 level, Otsu threshold, dilated mask, every tile verified.
@@ -585,7 +586,7 @@ def run(asset: bytes, config: TilePlanConfig = CONFIG_A) -> ComponentOutput:
     """Tissue mask, tile plan and verified per-tile provenance of one pyramidal TIFF."""
     check_asset(asset)
     if type(config) is not TilePlanConfig:
-        raise TypeError("config must be a TilePlanConfig")
+        raise InvalidArgument("config must be a TilePlanConfig")
     levels = _open(asset)
     base = levels[0]
     chosen = _choose(levels, config.target_downsample)

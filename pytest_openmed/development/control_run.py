@@ -190,7 +190,7 @@ def evaluate_pack_control(spec: GateSpec, settings: GateSettings) -> dict[str, G
     """Build the task's development pack, simulate its reviews, assess both candidates."""
     from pytest_openmed.development.packs import development_pack
     from pytest_openmed.multimodal import assess_validation
-    from pytest_openmed.multimodal._gate import gate_result
+    from pytest_openmed.multimodal.verdict import gate_result
 
     control = next(c for c in PACK_CONTROLS if c.task == spec.options["task"])
     pack = development_pack(control.task)

@@ -28,27 +28,17 @@ from typing import Any
 
 from pytest_openmed._canonical import require_key
 from pytest_openmed._jsonread import json_value_bound
-from pytest_openmed.contract import (
-    GateResult,
-    GateSettings,
-    GateSpec,
-    GateStatus,
-    locate_input_error,
-)
+from pytest_openmed.contract import GateResult, GateSettings, GateSpec, locate_input_error
 from pytest_openmed.errors import InputRefused
 
-from .assess import ValidationAssessment, assess_validation
+from .aliases import SealedMapping
+from .assess import assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
 from .jsonvalue import unique_names
 from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
-from .public_report import to_json
-from .serialization import (
-    adjudication_from_dict,
-    completed_review_from_dict,
-    mapping_from_dict,
-    pack_from_dict,
-)
-from .vocabulary import Decision
+from .pack import ValidationPack
+from .ratings import Adjudication, CompletedReview
+from .verdict import gate_result
 
 #: Largest stored pack document read (64 MiB of assets in base64 plus JSON).
 MAX_PACK_DOCUMENT_BYTES = 128 * 1024 * 1024
@@ -58,12 +48,6 @@ MAX_EVIDENCE_DOCUMENT_BYTES = 64 * 1024 * 1024
 MAX_DOCUMENT_VALUES = 1_000_000
 _MAX_MAPPINGS = MAX_REVIEWS + MAX_ADJUDICATIONS
 _TOO_LARGE = "a pack gate input file exceeds its size limit"
-
-_STATUS = {
-    Decision.BLOCKED: GateStatus.BLOCKED,
-    Decision.HOLD: GateStatus.HOLD,
-    Decision.RUBRIC_SATISFIED: GateStatus.PASSED,
-}
 
 
 class MissingEvaluatorKey(InputRefused):
@@ -90,29 +74,6 @@ class UnsetEvaluatorKey(MissingEvaluatorKey):
         )
 
 
-def gate_result(assessment: ValidationAssessment) -> GateResult:
-    """The gate verdict of one assessment: status, reason class and counts only."""
-    if type(assessment) is not ValidationAssessment:
-        raise TypeError("assessment must be a ValidationAssessment")
-    return GateResult(
-        kind="pack",
-        status=_STATUS[assessment.decision],
-        reason=assessment.reason.value,
-        # Pack-level totals only: how many units failed is a cell count, and a
-        # CI log is less protected than the evaluator's private assessment
-        # (docs/multimodal.md, "Publish": a pass/fail flag can disclose a small failure cell).
-        metrics={
-            "units": len(assessment.units),
-            "reviews": assessment.review_count,
-            "adjudications": assessment.adjudication_count,
-            # Closed label: evidence from simulated reviews says so in every channel.
-            "review_origin": assessment.review_origin.value,
-        },
-        # Publishable by construction: closed labels and small-cell-suppressed aggregates.
-        public_report=to_json(assessment),
-    )
-
-
 def evaluator_key(settings: GateSettings) -> bytes:
     """The key from the configured environment variable (its UTF-8 bytes)."""
     name = settings.key_env
@@ -127,15 +88,15 @@ def evaluator_key(settings: GateSettings) -> bytes:
 def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
     """Assess the gate's candidate from its stored pack, mappings, reviews and adjudications."""
     if spec.kind != "pack" or not spec.items:
-        raise ValueError("the multimodal evaluator handles pack gates with candidate items")
+        raise InputRefused("the multimodal evaluator handles pack gates with candidate items")
     options = spec.options
     key = evaluator_key(settings)
     with _document("pack input"):
-        pack = pack_from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
+        pack = ValidationPack.from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
     mappings = []
     for number, path in enumerate(_paths(options["mappings"], _MAX_MAPPINGS), start=1):
         with _document(f"mappings input #{number}"):
-            mappings.append(mapping_from_dict(_read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)))
+            mappings.append(SealedMapping.from_dict(_read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)))
     if len({m.identity_digest for m in mappings}) != len(mappings):
         raise DuplicateMapping()
     review_paths = options["reviews"]
@@ -145,13 +106,13 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     for number, path in enumerate(review_paths, start=1):
         with _document(f"reviews input #{number}"):
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
-            reviews.append(completed_review_from_dict(document, tuple(mappings)))
+            reviews.append(CompletedReview.from_dict(document, tuple(mappings)))
     adjudications = []
     adjudication_paths = _paths(options.get("adjudications", ()), 2 * MAX_UNITS)
     for number, path in enumerate(adjudication_paths, start=1):
         with _document(f"adjudications input #{number}"):
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
-            adjudications.append(adjudication_from_dict(document, tuple(mappings)))
+            adjudications.append(Adjudication.from_dict(document, tuple(mappings)))
     min_cell = options.get("min_cell")
     return {
         name: gate_result(

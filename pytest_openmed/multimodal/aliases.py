@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_openmed._canonical import hmac_digest, hmac_matches, is_digest
 
+from ._structure import array, document, envelope, fields, malformed
 from .errors import ForgedMapping, InvalidInput, UnknownAlias, WrongKey
 from .limits import MAX_UNITS, materialise
 from .vocabulary import ALIASES
@@ -30,6 +31,7 @@ from .vocabulary import ALIASES
 __all__ = [
     "ALIAS_DOMAIN",
     "KEY_CHECK_DOMAIN",
+    "MAPPING_SCHEMA",
     "PARITY_DOMAIN",
     "SEAL_DOMAIN",
     "SealedMapping",
@@ -42,6 +44,8 @@ ALIAS_DOMAIN = "openmed.multimodal.alias-order.v1"
 PARITY_DOMAIN = "openmed.multimodal.alias-parity.v1"
 SEAL_DOMAIN = "openmed.multimodal.mapping-seal.v1"
 KEY_CHECK_DOMAIN = "openmed.multimodal.key-check.v1"
+#: The type of the stored (evaluator-only) mapping document.
+MAPPING_SCHEMA = "openmed.multimodal.sealed_mapping"
 _KEY_CHECK_VALUE = "openmed.multimodal.evaluator-key"
 
 AliasRow = tuple[str, str]
@@ -98,12 +102,9 @@ class SealedMapping:
 
     def sealed_content(self) -> dict[str, Any]:
         """What the seal authenticates."""
-        return {
-            "pack": self.pack_digest,
-            "reviewer": self.reviewer_digest,
-            "identity": self.identity_digest,
-            "aliases": [list(row) for row in self.aliases],
-        }
+        return _sealed_content(
+            self.pack_digest, self.reviewer_digest, self.identity_digest, self.aliases
+        )
 
     def candidate_for(self, unit: int, alias: str) -> str:
         """The candidate digest behind ``alias`` in ``unit``."""
@@ -116,15 +117,39 @@ class SealedMapping:
         return ALIASES[self.aliases[unit].index(candidate_digest)]
 
     def to_dict(self) -> dict[str, Any]:
-        from .serialization import mapping_to_dict
-
-        return mapping_to_dict(self)
+        """The evaluator-only stored form of a prepared review; never send it to a reviewer."""
+        return {
+            **envelope(MAPPING_SCHEMA),
+            "pack_digest": self.pack_digest,
+            "reviewer_digest": self.reviewer_digest,
+            "identity_digest": self.identity_digest,
+            "aliases": [dict(zip(ALIASES, row, strict=True)) for row in self.aliases],
+            "key_check": self.key_check,
+            "seal": self.seal,
+        }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SealedMapping:
-        from .serialization import mapping_from_dict
-
-        return mapping_from_dict(data)
+    def from_dict(cls, data: object) -> SealedMapping:
+        """Rebuild a stored mapping (its seal is verified when evidence is assessed)."""
+        stored = document(
+            data,
+            MAPPING_SCHEMA,
+            {"pack_digest", "reviewer_digest", "identity_digest", "aliases", "key_check", "seal"},
+        )
+        with malformed():
+            rows = tuple(
+                (row["A"], row["B"])
+                for row in (fields(r, set(ALIASES)) for r in array(stored["aliases"], MAX_UNITS))
+            )
+            mapping = cls(
+                pack_digest=stored["pack_digest"],
+                reviewer_digest=stored["reviewer_digest"],
+                identity_digest=stored["identity_digest"],
+                aliases=rows,
+                key_check=stored["key_check"],
+                seal=stored["seal"],
+            )
+        return mapping
 
     def __repr__(self) -> str:
         return f"SealedMapping(units={len(self.aliases)})"
@@ -138,12 +163,7 @@ def seal_mapping(
     aliases: tuple[AliasRow, ...],
 ) -> SealedMapping:
     """Build and seal the mapping of one prepared review."""
-    content = {
-        "pack": pack_digest,
-        "reviewer": reviewer_digest,
-        "identity": identity_digest,
-        "aliases": [list(row) for row in aliases],
-    }
+    content = _sealed_content(pack_digest, reviewer_digest, identity_digest, aliases)
     return SealedMapping(
         pack_digest=pack_digest,
         reviewer_digest=reviewer_digest,
@@ -152,6 +172,18 @@ def seal_mapping(
         key_check=hmac_digest(key, KEY_CHECK_DOMAIN, _KEY_CHECK_VALUE),
         seal=hmac_digest(key, SEAL_DOMAIN, content),
     )
+
+
+def _sealed_content(
+    pack_digest: str, reviewer_digest: str, identity_digest: str, aliases: Sequence[AliasRow]
+) -> dict[str, Any]:
+    """What the seal authenticates: the one definition, used to seal and to verify."""
+    return {
+        "pack": pack_digest,
+        "reviewer": reviewer_digest,
+        "identity": identity_digest,
+        "aliases": [list(row) for row in aliases],
+    }
 
 
 def verify_mapping(key: bytes, mapping: SealedMapping) -> None:

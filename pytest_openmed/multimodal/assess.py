@@ -30,7 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_openmed._canonical import require_key
+from pytest_openmed._canonical import canonical_json, require_key
+from pytest_openmed.errors import InvalidArgument
 
 from .decision import decide
 from .errors import (
@@ -48,6 +49,7 @@ from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MIN_CELL, MIN_REVIEWS, mater
 from .lineage import CandidateLineage
 from .metrics import Tally, tally
 from .pack import ValidationPack
+from .public_report import public_report
 from .ratings import Adjudication, CompletedReview, PacketRating
 from .resolution import UnitResolution, needs_adjudication, resolve_unit
 from .review import verify_review_evidence
@@ -118,15 +120,17 @@ class ValidationAssessment:
 
     def public_report(self) -> dict[str, Any]:
         """The suppressed public report as a JSON-able mapping."""
-        from .public_report import public_report
-
-        return public_report(self)
+        return public_report(
+            task=self.task,
+            review_origin=self.review_origin,
+            min_cell=self.min_cell,
+            slices={case_slice: self.tally(case_slice) for case_slice in CaseSlice},
+            overall=self.tally(),
+        )
 
     def to_json(self) -> str:
         """The suppressed public report as canonical JSON text."""
-        from .public_report import to_json
-
-        return to_json(self)
+        return canonical_json(self.public_report())
 
     def __repr__(self) -> str:
         return "ValidationAssessment(<protected>)"
@@ -144,7 +148,7 @@ def assess_validation(
     """Assess one of ``pack.candidates`` from two to eight complete, verified reviews."""
     key = require_key(key)
     if type(pack) is not ValidationPack:
-        raise TypeError("pack must be a ValidationPack")
+        raise InvalidArgument("pack must be a ValidationPack")
     if type(candidate) is not CandidateLineage or candidate not in pack.candidates:
         raise UnknownCandidate()
     min_cell = check_min_cell(min_cell)
@@ -209,7 +213,7 @@ def _checked_reviews(
 ) -> tuple[CompletedReview, ...]:
     """Two to eight complete reviews of distinct identities, each verifying against ``pack``."""
     if isinstance(reviews, CompletedReview):
-        raise TypeError("reviews must be a collection of CompletedReview values")
+        raise InvalidArgument("reviews must be a collection of CompletedReview values")
     try:
         review_list = materialise(reviews, MAX_REVIEWS, ReviewCountRefused.message)
     except LimitExceeded:
@@ -217,7 +221,7 @@ def _checked_reviews(
     if len(review_list) < MIN_REVIEWS:
         raise ReviewCountRefused()
     if not all(type(r) is CompletedReview for r in review_list):
-        raise TypeError("reviews must be CompletedReview values")
+        raise InvalidArgument("reviews must be CompletedReview values")
     identities = [r.reviewer.identity_digest for r in review_list]
     if len(set(identities)) != len(identities):
         raise DuplicateReviewer()
@@ -239,7 +243,7 @@ def _checked_adjudications(
     settled: dict[tuple[int, str], PacketRating] = {}
     for adjudication in adjudications:
         if type(adjudication) is not Adjudication:
-            raise TypeError("adjudications must be Adjudication values")
+            raise InvalidArgument("adjudications must be Adjudication values")
         if adjudication.adjudicator.identity_digest in reviewer_identities:
             raise AdjudicatorWasReviewer()
         verify_review_evidence(

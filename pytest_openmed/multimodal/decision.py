@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_openmed.errors import InputRefused
+
 from .resolution import UnitResolution
 from .vocabulary import Decision, DecisionReason
 
@@ -30,7 +32,7 @@ __all__ = ["decide"]
 def decide(units: Sequence[UnitResolution]) -> tuple[Decision, DecisionReason]:
     """Apply the precedence to the resolved units of one candidate."""
     if not units:
-        raise ValueError("a decision needs at least one resolved unit")
+        raise InputRefused("a decision needs at least one resolved unit")
     if any(unit.safety_failure for unit in units):
         return Decision.BLOCKED, DecisionReason.SAFETY
     if any(unit.quality_utility_failure for unit in units):

@@ -17,6 +17,7 @@ from typing import Any
 
 from pytest_openmed._canonical import digest_json as _digest_json
 from pytest_openmed._canonical import sha256_digest
+from pytest_openmed.errors import InvalidArgument
 
 __all__ = ["digest_bytes", "digest_file", "digest_json"]
 
@@ -26,7 +27,7 @@ _CHUNK = 1024 * 1024
 def digest_bytes(data: bytes) -> str:
     """``sha256:<hex>`` of raw bytes (e.g. a licence text or a model file read into memory)."""
     if not isinstance(data, bytes | bytearray | memoryview):
-        raise TypeError("data must be bytes")
+        raise InvalidArgument("data must be bytes")
     return sha256_digest(bytes(data))
 
 

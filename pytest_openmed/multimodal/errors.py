@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pytest_openmed.errors import OpenmedError
+
 __all__ = [
     "AdjudicationCandidateMismatch",
     "AdjudicatorWasReviewer",
@@ -46,8 +48,11 @@ __all__ = [
 ]
 
 
-class MultimodalError(ValueError):
+class MultimodalError(OpenmedError, ValueError):
     """Base of every error this engine raises on bad input or evidence.
+
+    It joins the package's one error model (:class:`~pytest_openmed.errors.OpenmedError`)
+    and stays a ``ValueError``, so existing ``except ValueError`` clauses keep working.
 
     Subclasses carry a default fixed ``message``; call sites may pass another
     fixed string (never one built from input).

@@ -28,6 +28,7 @@ from pytest_openmed.carriers.dicom import has_dicom_prefix, is_native_dicom
 from pytest_openmed.carriers.png import PNG_SIGNATURE, is_png
 from pytest_openmed.carriers.tiff import TIFF_HEADERS, is_tiff
 from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT, is_waveform_json
+from pytest_openmed.errors import InvalidArgument
 
 from .errors import MediaTypeRefused
 
@@ -50,7 +51,7 @@ class MediaType(enum.StrEnum):
 def sniff_media_type(data: bytes) -> MediaType:
     """Return the carrier of ``data`` or raise :class:`MediaTypeRefused`."""
     if type(data) is not bytes:
-        raise TypeError("asset data must be bytes")
+        raise InvalidArgument("asset data must be bytes")
     if data.startswith(PNG_SIGNATURE):
         if is_png(data):
             return MediaType.PNG

@@ -17,6 +17,8 @@ at most 1 MiB of canonical JSON and 16 MiB of them per pack.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,8 +26,10 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import digest_json, is_digest, sha256_digest
+from pytest_openmed.errors import InvalidArgument
 
-from .errors import InvalidInput, LimitExceeded, UnknownCandidate
+from ._structure import array, document, envelope, fields, json_object, malformed
+from .errors import DocumentInvalid, InvalidInput, LimitExceeded, UnknownCandidate
 from .jsonvalue import FrozenJson, freeze_object
 from .limits import (
     MAX_ASSET_BYTES,
@@ -36,11 +40,12 @@ from .limits import (
     MAX_UNITS,
     materialise,
 )
-from .lineage import CandidateLineage, check_candidate_name
+from .lineage import LINEAGE_FIELDS, CandidateLineage, check_candidate_name
 from .media import MediaType, sniff_media_type
 from .vocabulary import LIMITATIONS, CaseSlice, SafetyFailure, ValidationTask
 
 __all__ = [
+    "PACK_SCHEMA",
     "BlindedOutput",
     "Observation",
     "SourceAsset",
@@ -49,8 +54,12 @@ __all__ = [
     "ValidationPack",
 ]
 
+#: The type of the stored pack document.
+PACK_SCHEMA = "openmed.multimodal.pack"
+
 _MAX_TEXT = 2000
 _MAX_LIMITATIONS = 16
+_MAX_BASE64 = 4 * ((MAX_ASSET_BYTES + 2) // 3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +72,7 @@ class SourceAsset:
 
     def __post_init__(self) -> None:
         if type(self.data) is not bytes:
-            raise TypeError("asset data must be bytes")
+            raise InvalidArgument("asset data must be bytes")
         if len(self.data) > MAX_ASSET_BYTES:
             raise LimitExceeded("an asset exceeds the 4 MiB limit")
         object.__setattr__(self, "media_type", sniff_media_type(self.data))
@@ -107,12 +116,21 @@ class BlindedOutput:
     def __post_init__(self) -> None:
         object.__setattr__(self, "output", freeze_object(self.output, max_bytes=MAX_JSON_BYTES))
         if type(self.abstained) is not bool:
-            raise TypeError("abstained must be a bool")
+            raise InvalidArgument("abstained must be a bool")
         object.__setattr__(
             self,
             "digest",
             digest_json({"output": self.output.digest, "abstained": self.abstained}),
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form inside a review packet."""
+        return {"output": self.output.thaw(), "abstained": self.abstained}
+
+    @classmethod
+    def from_dict(cls, data: object) -> BlindedOutput:
+        stored = fields(data, {"output", "abstained"})
+        return cls(output=json_object(stored["output"]), abstained=stored["abstained"])  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"BlindedOutput(abstained={self.abstained})"
@@ -136,10 +154,12 @@ class Observation:
     def __post_init__(self) -> None:
         check_candidate_name(self.candidate)
         if type(self.abstained) is not bool:
-            raise TypeError("abstained must be a bool")
+            raise InvalidArgument("abstained must be a bool")
         failures = self.safety_failures
         if isinstance(failures, str | bytes) or not isinstance(failures, Iterable):
-            raise TypeError("safety_failures must be a collection of privacy/provenance labels")
+            raise InvalidArgument(
+                "safety_failures must be a collection of privacy/provenance labels"
+            )
         try:
             checked = frozenset(SafetyFailure(label) for label in failures)
         except ValueError:
@@ -370,16 +390,119 @@ class ValidationPack:
     # -- storage -------------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """The versioned stored form (see :mod:`.serialization`)."""
-        from .serialization import pack_to_dict
-
-        return pack_to_dict(self)
+        """The versioned stored form, assets included (base64)."""
+        return {
+            **envelope(PACK_SCHEMA),
+            "pack_digest": self.digest,
+            "task": self.task.value,
+            "intended_use": self.intended_use,
+            "limitations": list(self.limitations),
+            "reviewer_requirements_digest": self.reviewer_requirements_digest,
+            "sampling_manifest_digest": self.sampling_manifest_digest,
+            "dataset_license_digest": self.dataset_license_digest,
+            "candidates": [
+                {"name": c.name, **{name: getattr(c, name) for name in LINEAGE_FIELDS}}
+                for c in self.candidates
+            ],
+            "cases": [
+                {
+                    "slice": case.slice.value,
+                    "context": case.frozen_context.thaw(),
+                    "assets": [
+                        {
+                            "media_type": a.media_type.value,
+                            "digest": a.digest,
+                            "data": base64.b64encode(a.data).decode("ascii"),
+                        }
+                        for a in case.assets
+                    ],
+                    "observations": [
+                        {
+                            "candidate": o.candidate,
+                            "output": o.blinded.output.thaw(),
+                            "abstained": o.abstained,
+                            "safety_failures": sorted(f.value for f in o.safety_failures),
+                        }
+                        for o in (case.observation(c.name) for c in self.candidates)
+                    ],
+                }
+                for case in self.cases
+            ],
+        }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ValidationPack:
-        from .serialization import pack_from_dict
-
-        return pack_from_dict(data)
+    def from_dict(cls, data: object) -> ValidationPack:
+        """Rebuild a pack; every asset and the pack must match their recorded digests."""
+        stored = document(
+            data,
+            PACK_SCHEMA,
+            {
+                "pack_digest",
+                "task",
+                "intended_use",
+                "limitations",
+                "reviewer_requirements_digest",
+                "sampling_manifest_digest",
+                "dataset_license_digest",
+                "candidates",
+                "cases",
+            },
+        )
+        with malformed():
+            candidates = tuple(
+                CandidateLineage(**fields(c, {"name", *LINEAGE_FIELDS}))
+                for c in array(stored["candidates"], 2)
+            )
+            cases = tuple(_case_from_dict(c) for c in array(stored["cases"], MAX_UNITS))
+            pack = cls(
+                task=stored["task"],
+                candidates=candidates,
+                cases=cases,
+                intended_use=stored["intended_use"],
+                reviewer_requirements_digest=stored["reviewer_requirements_digest"],
+                sampling_manifest_digest=stored["sampling_manifest_digest"],
+                dataset_license_digest=stored["dataset_license_digest"],
+                limitations=tuple(array(stored["limitations"], _MAX_LIMITATIONS)),
+            )
+        if pack.digest != stored["pack_digest"]:
+            raise DocumentInvalid("the pack document does not match its recorded pack digest")
+        return pack
 
     def __repr__(self) -> str:
         return f"ValidationPack(task={self.task.value!r}, units={len(self.cases)})"
+
+
+def _case_from_dict(data: object) -> ValidationCase:
+    case = fields(data, {"slice", "context", "assets", "observations"})
+    assets = []
+    for item in array(case["assets"], MAX_ASSETS_PER_CASE):
+        entry = fields(item, {"media_type", "digest", "data"})
+        encoded = entry["data"]
+        if type(encoded) is not str or len(encoded) > _MAX_BASE64:
+            raise DocumentInvalid("asset data must be base64 text of at most 4 MiB")
+        try:
+            raw = base64.b64decode(encoded.encode("ascii"), validate=True)
+        except (binascii.Error, UnicodeEncodeError):
+            raise DocumentInvalid("asset data is not valid base64") from None
+        asset = SourceAsset(raw)
+        if asset.digest != entry["digest"] or asset.media_type.value != entry["media_type"]:
+            raise DocumentInvalid("an asset does not match its recorded digest and media type")
+        assets.append(asset)
+    observations = tuple(
+        Observation(
+            candidate=o["candidate"],
+            output=json_object(o["output"]),
+            abstained=o["abstained"],
+            safety_failures=frozenset(array(o["safety_failures"], 2)),
+        )
+        for o in (
+            fields(item, {"candidate", "output", "abstained", "safety_failures"})
+            for item in array(case["observations"], 2)
+        )
+    )
+    return ValidationCase(
+        slice=case["slice"],
+        assets=tuple(assets),
+        observations=observations,
+        context=json_object(case["context"]),
+    )

@@ -2,7 +2,9 @@
 
 PYTEST_DONT_REWRITE
 
-``to_json()`` emits the task, the three slices (always all three), the review
+:func:`public_report` is a pure function of the tallies (it never sees the
+private assessment); ``ValidationAssessment.public_report()`` passes them in.  It
+emits the task, the three slices (always all three), the review
 origin (``development_simulation`` whenever any review or adjudication was
 simulated, else ``attested``), the fixed limitation strings, the cell size,
 and per slice and overall, for each metric: count, denominator, rate and the
@@ -12,19 +14,23 @@ No decision, digest, identity, source text, output or reason appears.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
-from pytest_openmed._canonical import canonical_json
+from pytest_openmed._wilson import wilson_interval
 
 from .metrics import Tally
 from .suppression import block_suppressed, overall_suppressed
-from .vocabulary import LIMITATIONS, METRICS, SIMULATION_LIMITATION, CaseSlice, ReportOrigin
-from .wilson import wilson_interval
+from .vocabulary import (
+    LIMITATIONS,
+    METRICS,
+    SIMULATION_LIMITATION,
+    CaseSlice,
+    ReportOrigin,
+    ValidationTask,
+)
 
-if TYPE_CHECKING:
-    from .assess import ValidationAssessment
-
-__all__ = ["REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "public_report", "to_json"]
+__all__ = ["REPORT_SCHEMA", "REPORT_SCHEMA_VERSION", "public_report"]
 
 REPORT_SCHEMA = "openmed.multimodal.public_report"
 REPORT_SCHEMA_VERSION = "1.0"
@@ -32,37 +38,41 @@ REPORT_SCHEMA_VERSION = "1.0"
 _SUPPRESSED: dict[str, Any] = {"suppressed": True}
 
 
-def public_report(assessment: ValidationAssessment) -> dict[str, Any]:
-    """The suppressed public report of one assessment, as a JSON-able mapping."""
-    min_cell = assessment.min_cell
-    slices: dict[str, dict[str, Any]] = {}
+def public_report(
+    *,
+    task: ValidationTask,
+    review_origin: ReportOrigin,
+    min_cell: int,
+    slices: Mapping[CaseSlice, Tally],
+    overall: Tally,
+) -> dict[str, Any]:
+    """The suppressed public report of one candidate's tallies, as a JSON-able mapping.
+
+    ``slices`` holds the tally of every :class:`CaseSlice` (an empty slice
+    has zero units); ``overall`` the tally of all units.
+    """
+    blocks: dict[str, dict[str, Any]] = {}
     flags: list[bool] = []
     for case_slice in CaseSlice:
-        counted = assessment.tally(case_slice)
+        counted = slices[case_slice]
         suppressed = block_suppressed(counted.units, counted.counts, min_cell)
         flags.append(suppressed)
-        slices[case_slice.value] = dict(_SUPPRESSED) if suppressed else _block(counted)
-    overall = assessment.tally()
+        blocks[case_slice.value] = dict(_SUPPRESSED) if suppressed else _block(counted)
     overall_hidden = overall_suppressed(flags, overall.units, overall.counts, min_cell)
     limitations = list(LIMITATIONS)
-    if assessment.review_origin is ReportOrigin.DEVELOPMENT_SIMULATION:
+    if review_origin is ReportOrigin.DEVELOPMENT_SIMULATION:
         limitations.append(SIMULATION_LIMITATION)
     return {
         "schema": REPORT_SCHEMA,
         "schema_version": REPORT_SCHEMA_VERSION,
-        "task": assessment.task.value,
-        "review_origin": assessment.review_origin.value,
+        "task": task.value,
+        "review_origin": review_origin.value,
         "non_diagnostic": True,
         "limitations": limitations,
         "min_cell": min_cell,
-        "slices": slices,
+        "slices": blocks,
         "overall": dict(_SUPPRESSED) if overall_hidden else _block(overall),
     }
-
-
-def to_json(assessment: ValidationAssessment) -> str:
-    """Canonical JSON text of :func:`public_report`."""
-    return canonical_json(public_report(assessment))
 
 
 def _block(counted: Tally) -> dict[str, Any]:

@@ -12,11 +12,14 @@ declaration (new evidence, new screening, recusal, scope) is detected later.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_openmed._canonical import digest_json, is_digest
+from pytest_openmed.errors import InvalidArgument
 
+from ._structure import array, fields, malformed
 from .errors import InvalidInput, ReviewerOutOfScope, ReviewerRecused
 from .limits import materialise
 from .vocabulary import ReviewOrigin, ValidationTask
@@ -57,7 +60,7 @@ class ReviewerQualification:
         except ValueError:
             raise InvalidInput("origin must be a ReviewOrigin") from None
         if type(self.recused) is not bool:
-            raise TypeError("recused must be a bool")
+            raise InvalidArgument("recused must be a bool")
         object.__setattr__(self, "task_scope", tasks)
         object.__setattr__(self, "origin", origin)
         object.__setattr__(self, "digest", digest_json(self.declaration()))
@@ -73,6 +76,15 @@ class ReviewerQualification:
             "recused": self.recused,
         }
 
+    @classmethod
+    def from_declaration(cls, data: object) -> ReviewerQualification:
+        """Rebuild a qualification from its stored :meth:`declaration`."""
+        stored = fields(data, {f.name for f in dataclasses.fields(cls) if f.init})
+        with malformed():
+            stored["task_scope"] = frozenset(array(stored["task_scope"], len(ValidationTask)))
+            reviewer = cls(**stored)
+        return reviewer
+
     def __repr__(self) -> str:
         return f"ReviewerQualification(origin={self.origin.value!r}, recused={self.recused})"
 
@@ -80,7 +92,7 @@ class ReviewerQualification:
 def check_eligible(reviewer: ReviewerQualification, task: ValidationTask) -> None:
     """Refuse a recused reviewer or one whose scope does not cover ``task``."""
     if type(reviewer) is not ReviewerQualification:
-        raise TypeError("reviewer must be a ReviewerQualification")
+        raise InvalidArgument("reviewer must be a ReviewerQualification")
     if reviewer.recused:
         raise ReviewerRecused()
     if task not in reviewer.task_scope:

@@ -20,11 +20,15 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import digest_json, is_digest
+from pytest_openmed.errors import InvalidArgument
 
+from ._structure import array, document, envelope, fields, malformed
 from .aliases import SealedMapping
 from .errors import (
+    DuplicateMapping,
     DuplicateRating,
     InvalidInput,
+    MissingMapping,
     MissingRatings,
     UnknownAlias,
     UnknownPacket,
@@ -34,7 +38,21 @@ from .qualification import ReviewerQualification
 from .review import PreparedReview, ReviewPacket
 from .vocabulary import ALIASES, CRITERIA, DisagreementReason
 
-__all__ = ["Adjudication", "CompletedReview", "PacketRating", "rating_digest"]
+__all__ = [
+    "ADJUDICATION_SCHEMA",
+    "COMPLETED_REVIEW_SCHEMA",
+    "Adjudication",
+    "CompletedReview",
+    "PacketRating",
+    "rating_digest",
+]
+
+#: The type of the stored completed-review document (stored without its mapping).
+COMPLETED_REVIEW_SCHEMA = "openmed.multimodal.completed_review"
+#: The type of the stored adjudication document (stored without its mapping).
+ADJUDICATION_SCHEMA = "openmed.multimodal.adjudication"
+
+_MAX_MAPPINGS = 2 * MAX_UNITS + MAX_REVIEWS
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +73,7 @@ class PacketRating:
         if type(self.alias) is not str or self.alias not in ALIASES:
             raise UnknownAlias()
         if not all(type(getattr(self, name)) is bool for name in CRITERIA):
-            raise TypeError("rating scores must be bools")
+            raise InvalidArgument("rating scores must be bools")
         object.__setattr__(self, "digest", digest_json(self.to_dict()))
 
     def scores(self) -> tuple[bool, bool, bool, bool]:
@@ -72,6 +90,13 @@ class PacketRating:
             "provenance": self.provenance,
         }
 
+    @classmethod
+    def from_dict(cls, data: object) -> PacketRating:
+        """Rebuild a stored rating (the inverse of :meth:`to_dict`)."""
+        with malformed():
+            rating = cls(**fields(data, {"packet_digest", "alias", *CRITERIA}))
+        return rating
+
     def __repr__(self) -> str:
         return "PacketRating(<protected>)"
 
@@ -79,7 +104,7 @@ class PacketRating:
 def rating_digest(rating: PacketRating) -> str:
     """The digest an :class:`Adjudication` lists among its conflicting ratings."""
     if type(rating) is not PacketRating:
-        raise TypeError("rating must be a PacketRating")
+        raise InvalidArgument("rating must be a PacketRating")
     return rating.digest
 
 
@@ -98,12 +123,12 @@ class CompletedReview:
 
     def __post_init__(self) -> None:
         if type(self.reviewer) is not ReviewerQualification:
-            raise TypeError("reviewer must be a ReviewerQualification")
+            raise InvalidArgument("reviewer must be a ReviewerQualification")
         if type(self.prepared) is not PreparedReview:
-            raise TypeError("prepared must be a PreparedReview")
+            raise InvalidArgument("prepared must be a PreparedReview")
         ratings = materialise(self.ratings, 2 * MAX_UNITS, "a review holds more than 512 ratings")
         if not all(type(r) is PacketRating for r in ratings):
-            raise TypeError("ratings must be PacketRating values")
+            raise InvalidArgument("ratings must be PacketRating values")
         packets = {p.digest for p in self.prepared.packets}
         index: dict[tuple[str, str], PacketRating] = {}
         for rating in ratings:
@@ -131,17 +156,28 @@ class CompletedReview:
 
     def to_dict(self) -> dict[str, Any]:
         """Stored form without the mapping (store that separately)."""
-        from .serialization import completed_review_to_dict
-
-        return completed_review_to_dict(self)
+        return {
+            **envelope(COMPLETED_REVIEW_SCHEMA),
+            "reviewer": self.reviewer.declaration(),
+            "packets": [p.to_dict() for p in self.prepared.packets],
+            "ratings": [r.to_dict() for r in self.ratings],
+        }
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], mappings: Iterable[SealedMapping] | SealedMapping
+        cls, data: object, mappings: Iterable[SealedMapping] | SealedMapping
     ) -> CompletedReview:
-        from .serialization import completed_review_from_dict
-
-        return completed_review_from_dict(data, mappings)
+        """Rebuild a completed review, pairing it with the mapping of its reviewer identity."""
+        stored = document(data, COMPLETED_REVIEW_SCHEMA, {"reviewer", "packets", "ratings"})
+        reviewer = ReviewerQualification.from_declaration(stored["reviewer"])
+        packets = tuple(ReviewPacket.from_dict(p) for p in array(stored["packets"], MAX_UNITS))
+        ratings = tuple(PacketRating.from_dict(r) for r in array(stored["ratings"], 2 * MAX_UNITS))
+        mapping = _select_mapping(reviewer.identity_digest, mappings)
+        return cls(
+            reviewer=reviewer,
+            prepared=PreparedReview(packets=packets, mapping=mapping),
+            ratings=ratings,
+        )
 
     def __repr__(self) -> str:
         return f"CompletedReview(packets={len(self.prepared.packets)})"
@@ -160,13 +196,13 @@ class Adjudication:
 
     def __post_init__(self) -> None:
         if type(self.adjudicator) is not ReviewerQualification:
-            raise TypeError("adjudicator must be a ReviewerQualification")
+            raise InvalidArgument("adjudicator must be a ReviewerQualification")
         if type(self.packet) is not ReviewPacket:
-            raise TypeError("packet must be the adjudicator's ReviewPacket")
+            raise InvalidArgument("packet must be the adjudicator's ReviewPacket")
         if type(self.mapping) is not SealedMapping:
-            raise TypeError("mapping must be the adjudicator's SealedMapping")
+            raise InvalidArgument("mapping must be the adjudicator's SealedMapping")
         if type(self.rating) is not PacketRating:
-            raise TypeError("rating must be a PacketRating")
+            raise InvalidArgument("rating must be a PacketRating")
         if self.rating.packet_digest != self.packet.digest:
             raise UnknownPacket()
         conflicting = materialise(
@@ -185,17 +221,57 @@ class Adjudication:
 
     def to_dict(self) -> dict[str, Any]:
         """Stored form without the mapping (store that separately)."""
-        from .serialization import adjudication_to_dict
-
-        return adjudication_to_dict(self)
+        return {
+            **envelope(ADJUDICATION_SCHEMA),
+            "adjudicator": self.adjudicator.declaration(),
+            "packet": self.packet.to_dict(),
+            "rating": self.rating.to_dict(),
+            "conflicting_ratings": sorted(self.conflicting_ratings),
+            "reason": self.reason.value,
+        }
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], mappings: Iterable[SealedMapping] | SealedMapping
+        cls, data: object, mappings: Iterable[SealedMapping] | SealedMapping
     ) -> Adjudication:
-        from .serialization import adjudication_from_dict
-
-        return adjudication_from_dict(data, mappings)
+        """Rebuild an adjudication, pairing it with the mapping of its adjudicator identity."""
+        stored = document(
+            data,
+            ADJUDICATION_SCHEMA,
+            {"adjudicator", "packet", "rating", "conflicting_ratings", "reason"},
+        )
+        adjudicator = ReviewerQualification.from_declaration(stored["adjudicator"])
+        packet = ReviewPacket.from_dict(stored["packet"])
+        rating = PacketRating.from_dict(stored["rating"])
+        mapping = _select_mapping(adjudicator.identity_digest, mappings)
+        with malformed():
+            adjudication = cls(
+                adjudicator=adjudicator,
+                packet=packet,
+                mapping=mapping,
+                rating=rating,
+                conflicting_ratings=frozenset(array(stored["conflicting_ratings"], MAX_REVIEWS)),
+                reason=stored["reason"],
+            )
+        return adjudication
 
     def __repr__(self) -> str:
         return "Adjudication(<protected>)"
+
+
+def _select_mapping(
+    identity: object, mappings: Iterable[SealedMapping] | SealedMapping
+) -> SealedMapping:
+    """The one supplied mapping prepared for ``identity``."""
+    if isinstance(mappings, SealedMapping):
+        mappings = (mappings,)
+    found = [
+        m
+        for m in materialise(mappings, _MAX_MAPPINGS, "too many mappings were supplied")
+        if type(m) is SealedMapping and m.identity_digest == identity
+    ]
+    if not found:
+        raise MissingMapping()
+    if len(found) > 1:
+        raise DuplicateMapping()
+    return found[0]

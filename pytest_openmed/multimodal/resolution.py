@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_openmed.errors import InputRefused
+
 from .pack import Observation
 from .ratings import PacketRating
 from .vocabulary import CaseSlice, SafetyFailure
@@ -88,7 +90,7 @@ def resolve_unit(
     or ``None``; it is only consulted when the unit needs adjudication.
     """
     if not originals:
-        raise ValueError("a unit is resolved from at least one original rating")
+        raise InputRefused("a unit is resolved from at least one original rating")
     needed = needs_adjudication(originals)
     adjudicator = adjudication if needed else None
     quality, quality_decided = _resolve([r.quality for r in originals], adjudicator, "quality")

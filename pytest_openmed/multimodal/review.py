@@ -21,9 +21,12 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import digest_json, hmac_digest, hmac_matches, is_digest, require_key
+from pytest_openmed.errors import InvalidArgument
 
+from ._structure import array, document, envelope, fields, json_object, malformed
 from .aliases import SealedMapping, assign_aliases, seal_mapping, verify_mapping
 from .errors import (
+    DocumentInvalid,
     InvalidInput,
     QualificationChanged,
     ReviewerMismatch,
@@ -37,14 +40,19 @@ from .vocabulary import ALIASES, CRITERIA, ValidationTask
 
 __all__ = [
     "NONCE_DOMAIN",
+    "PACKETS_SCHEMA",
     "PreparedReview",
     "ReviewPacket",
     "packet_digest",
+    "packets_from_dict",
+    "packets_to_dict",
     "prepare_review",
     "verify_review_evidence",
 ]
 
 NONCE_DOMAIN = "openmed.multimodal.packet-nonce.v1"
+#: The type of the stored reviewer-visible packets document.
+PACKETS_SCHEMA = "openmed.multimodal.review_packets"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +111,68 @@ class ReviewPacket:
         assert isinstance(self.context, FrozenJson)
         return self.context
 
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form of one packet, as a reviewer receives it."""
+        return {
+            "packet_digest": self.digest,
+            "nonce": self.nonce,
+            "pack_digest": self.pack_digest,
+            "task": self.task.value,
+            "unit": self.unit,
+            "sources": [
+                {"digest": s.digest, "media_type": s.media_type.value} for s in self.sources
+            ],
+            "context": self.frozen_context.thaw(),
+            "outputs": {alias: self.outputs[alias].to_dict() for alias in ALIASES},
+            "rubric": list(self.rubric),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> ReviewPacket:
+        """Rebuild a stored packet; it must match its recorded packet digest."""
+        stored = fields(
+            data,
+            {"packet_digest", "nonce", "pack_digest", "task", "unit", "sources", "context"}
+            | {"outputs", "rubric"},
+        )
+        with malformed():
+            outputs = fields(stored["outputs"], set(ALIASES))
+            packet = cls(
+                nonce=stored["nonce"],
+                pack_digest=stored["pack_digest"],
+                task=stored["task"],
+                unit=stored["unit"],
+                sources=tuple(
+                    SourceReference(**fields(s, {"digest", "media_type"}))
+                    for s in array(stored["sources"], MAX_ASSETS_PER_CASE)
+                ),
+                context=json_object(stored["context"]),
+                outputs={alias: BlindedOutput.from_dict(outputs[alias]) for alias in ALIASES},
+                rubric=tuple(array(stored["rubric"], len(CRITERIA))),
+            )
+        if packet.digest != stored["packet_digest"]:
+            raise DocumentInvalid("a packet does not match its recorded packet digest")
+        return packet
+
     def __repr__(self) -> str:
         return f"ReviewPacket(unit={self.unit})"
+
+
+def packets_to_dict(packets: Iterable[ReviewPacket]) -> dict[str, Any]:
+    """The reviewer-visible document of a prepared review (never holds the mapping)."""
+    return {**envelope(PACKETS_SCHEMA), "packets": [p.to_dict() for p in packets]}
+
+
+def packets_from_dict(data: object) -> tuple[ReviewPacket, ...]:
+    """Read the document :func:`packets_to_dict` writes."""
+    stored = document(data, PACKETS_SCHEMA, {"packets"})
+    return tuple(ReviewPacket.from_dict(p) for p in array(stored["packets"], MAX_UNITS))
 
 
 def packet_digest(packet: ReviewPacket) -> str:
     """The identity of a packet, as a :class:`PacketRating` must cite it."""
     if type(packet) is not ReviewPacket:
-        raise TypeError("packet must be a ReviewPacket")
+        raise InvalidArgument("packet must be a ReviewPacket")
     return packet.digest
 
 
@@ -156,10 +218,13 @@ class PreparedReview:
         object.__setattr__(self, "packets", tuple(sorted(packets, key=lambda p: p.unit)))
 
     def packets_to_dict(self) -> dict[str, Any]:
-        """The reviewer-visible document (see :mod:`.serialization`)."""
-        from .serialization import packets_to_dict
-
+        """The reviewer-visible document; read it with :func:`packets_from_dict`."""
         return packets_to_dict(self.packets)
+
+    @classmethod
+    def from_dicts(cls, packets: object, mapping: object) -> PreparedReview:
+        """Rebuild a prepared review from its two separately stored documents."""
+        return cls(packets=packets_from_dict(packets), mapping=SealedMapping.from_dict(mapping))
 
     def __repr__(self) -> str:
         return f"PreparedReview(packets={len(self.packets)})"
@@ -171,7 +236,7 @@ def prepare_review(
     """Prepare one eligible reviewer's blinded packets and the sealed mapping."""
     key = require_key(key)
     if type(pack) is not ValidationPack:
-        raise TypeError("pack must be a ValidationPack")
+        raise InvalidArgument("pack must be a ValidationPack")
     check_eligible(reviewer, pack.task)
     first, second = pack.candidates
     aliases = assign_aliases(

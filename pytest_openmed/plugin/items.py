@@ -33,10 +33,8 @@ from pytest_openmed.plugin.recorder import JUNIT_PREFIX, USER_PROPERTY, attach_p
 
 #: What an engine raises for input it refuses: the package's one error model,
 #: :class:`~pytest_openmed.errors.OpenmedError`, whose messages are fixed and
-#: value-free, so they are shown as they are.  Until ``MultimodalError`` derives
-#: from ``OpenmedError`` (a change to ``multimodal/errors.py`` that lands
-#: separately), its builtin bases stand in for it; they go with that change.
-REFUSED: tuple[type[Exception], ...] = (OpenmedError, ValueError, TypeError)
+#: value-free, so they are shown as they are.
+REFUSED: tuple[type[Exception], ...] = (OpenmedError,)
 
 #: A gate also reads files: an ``OSError`` there (fixed text, see ``_canonical``) is a refusal too.
 _GATE_REFUSED: tuple[type[Exception], ...] = (*REFUSED, OSError)

@@ -6,7 +6,7 @@ The counterpart of ``claim_scorer`` and ``qualify_planner`` for multimodal
 packs.  It assesses in-memory reviews (for example from
 :func:`pytest_openmed.development.simulate_review`) and records the verdict
 the ``[[pack]]`` gate would record for the same documents (the same
-:func:`pytest_openmed.multimodal._gate.gate_result`: status, value-free reason
+:func:`pytest_openmed.multimodal.verdict.gate_result`: status, value-free reason
 class and totals only), then fails the test as that gate would.  Engines load
 on first call, so the plugin's import stays cheap.
 """
@@ -90,7 +90,7 @@ class PackAssessor:
         prefix = call_prefix(self._calls)
         try:
             from pytest_openmed.multimodal import assess_validation
-            from pytest_openmed.multimodal._gate import gate_result
+            from pytest_openmed.multimodal.verdict import gate_result
         except ImportError as error:
             dependency = missing_dependency("pack", error)
             if dependency is None:

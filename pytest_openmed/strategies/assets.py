@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT
+from pytest_openmed.errors import InputRefused
 
 #: Side of the default tiny image, in pixels (4 x 4 = 16 bytes of pixel data).
 SIDE = 4
@@ -33,7 +34,7 @@ ByteOrder = Literal["<", ">"]
 
 def _checked(pixels: bytes, width: int, height: int) -> None:
     if len(pixels) != width * height:
-        raise ValueError("pixels must hold width x height 8-bit samples")
+        raise InputRefused("pixels must hold width x height 8-bit samples")
 
 
 # -- PNG -------------------------------------------------------------------------------------------
@@ -92,7 +93,7 @@ def tiff(
     height = width if height is None else height
     _checked(pixels, width, height)
     if tile is not None and (tile <= 0 or tile % 16):
-        raise ValueError("a TIFF tile side is a positive multiple of 16")
+        raise InputRefused("a TIFF tile side is a positive multiple of 16")
     header_size = 16 if bigtiff else 8
     offset_type = _LONG8 if bigtiff else _LONG
     blocks = _tiles(pixels, width, height, tile) if tile else [pixels]
@@ -207,7 +208,7 @@ def dicom(
         EXPLICIT_VR_LITTLE_ENDIAN,
         EXPLICIT_VR_BIG_ENDIAN,
     ):
-        raise ValueError("dicom() writes the three native transfer syntaxes only")
+        raise InputRefused("dicom() writes the three native transfer syntaxes only")
     instance = f"1.2.826.0.1.3680043.10.2.{serial + 1}".encode("ascii")
     meta_body = b"".join(
         _element(0x0002, element, vr, value, little=True, explicit=True)
@@ -265,7 +266,7 @@ def waveform_document(
 ) -> dict[str, object]:
     """An ``openmed.waveform.v1`` document: one named lead per sample sequence."""
     if len(leads) > len(names):
-        raise ValueError("name every lead")
+        raise InputRefused("name every lead")
     return {
         "format": WAVEFORM_FORMAT,
         "sampling_rate_hz": sampling_rate_hz,

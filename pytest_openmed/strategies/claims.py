@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed.claims import STANDARD_CLASSES, STATES, normalise_class
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.strategies._arguments import sizes, subset
 from pytest_openmed.strategies._choices import Choices, seeded
 
@@ -58,9 +59,9 @@ class ClaimsSample:
         classes = MappingProxyType(dict(self.expected_classes))
         ids = [claim["claim_id"] for claim in self.claims]
         if len(set(ids)) != len(ids) or set(ids) != set(states) or set(ids) != set(classes):
-            raise ValueError("expected states and classes must cover exactly the claim ids")
+            raise InputRefused("expected states and classes must cover exactly the claim ids")
         if not set(states.values()) <= set(STATES):
-            raise ValueError("expected states must be drawn from the four claim states")
+            raise InputRefused("expected states must be drawn from the four claim states")
         object.__setattr__(self, "expected_states", states)
         object.__setattr__(self, "expected_classes", classes)
 
@@ -335,7 +336,7 @@ def claims_and_evidence(
     chosen = subset(states, STATES, "states must be a non-empty subset of the four claim states")
     labels = DEFAULT_CLAIM_CLASSES if classes is None else tuple(dict.fromkeys(classes))
     if not labels:
-        raise ValueError("classes must name at least one claim class label")
+        raise InputRefused("classes must name at least one claim class label")
     for label in labels:
         normalise_class(label)  # refuses (TypeError/ValueError) a label that cannot normalise
     return _claims_samples(min_claims, max_claims, chosen, labels)

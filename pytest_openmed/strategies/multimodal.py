@@ -11,6 +11,7 @@ from types import MappingProxyType
 from hypothesis import strategies as st
 
 from pytest_openmed._canonical import digest_json
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.multimodal import (
     CandidateLineage,
     CaseSlice,
@@ -187,14 +188,14 @@ def small_packs(
         min_cases, max_cases, MAX_SAMPLE_CASES, "need 0 <= min_cases <= max_cases <= 16"
     )
     if min_cases < 1:
-        raise ValueError("a pack needs at least one case: min_cases >= 1")
+        raise InputRefused("a pack needs at least one case: min_cases >= 1")
     if type(max_assets) is not int or not 1 <= max_assets <= 8:
-        raise ValueError("max_assets must be from 1 to 8")
+        raise InputRefused("max_assets must be from 1 to 8")
     if type(abstentions) is not bool or type(safety_failures) is not bool:
-        raise TypeError("abstentions and safety_failures must be bools")
+        raise InvalidArgument("abstentions and safety_failures must be bools")
     try:
         wanted = None if tasks is None else [ValidationTask(task) for task in tasks]
     except ValueError:
-        raise ValueError("tasks must be validation tasks") from None
+        raise InputRefused("tasks must be validation tasks") from None
     chosen = subset(wanted, tuple(ValidationTask), "tasks must be a non-empty set of tasks")
     return _packs(chosen, min_cases, max_cases, max_assets, abstentions, safety_failures)

@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner import (
     EXPORT_TOOL,
     READ_TOOL,
@@ -55,9 +56,9 @@ class ProposalsSample:
 
     def __post_init__(self) -> None:
         if not len(self.calls) == len(self.expected_decisions) == len(self.expected_schema_valid):
-            raise ValueError("one expected decision and schema outcome per call")
+            raise InputRefused("one expected decision and schema outcome per call")
         if not set(self.expected_decisions) <= set(DECISIONS):
-            raise ValueError("expected decisions must come from the closed decision set")
+            raise InputRefused("expected decisions must come from the closed decision set")
 
 
 class _LookAlikeCall(ProposedToolCall):
@@ -127,7 +128,7 @@ def _call(choices: Choices, decision: str) -> tuple[object, bool]:
         scope = _scope(choices, wrong=False)
         return ProposedToolCall(tool, arguments, approval_token=token, **scope), False
     if decision != OUT_OF_GRANT:
-        raise ValueError("unknown harness decision")
+        raise InputRefused("unknown harness decision")
     # out of grant: a never-granted tool, a projection failure, an unknown tool or a wrong scope
     variant = choices.pick(("export", "restricted", "unknown", "scope"))
     valid = choices.flag()
@@ -214,7 +215,7 @@ def proposed_tool_calls(
     )
     chosen = subset(decisions, DECISIONS, "decisions must be a non-empty subset of the four")
     if type(malformed) is not bool:
-        raise TypeError("malformed must be a bool")
+        raise InvalidArgument("malformed must be a bool")
     if malformed and SCHEMA_INVALID not in chosen:
-        raise ValueError("malformed proposals are decided schema_invalid; include that decision")
+        raise InputRefused("malformed proposals are decided schema_invalid; include that decision")
     return _proposal_samples(min_size, max_size, chosen, malformed)

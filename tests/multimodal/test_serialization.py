@@ -21,10 +21,7 @@ from pytest_openmed.multimodal import (
     prepare_review,
 )
 from pytest_openmed.multimodal.errors import DocumentInvalid, DuplicateMapping, MissingMapping
-from pytest_openmed.multimodal.serialization import (
-    packets_from_dict,
-    prepared_review_from_dicts,
-)
+from pytest_openmed.multimodal.review import PreparedReview, packets_from_dict
 from pytest_openmed.schemas import load_schema
 
 from ._helpers import (
@@ -91,7 +88,7 @@ def test_prepared_review_round_trip_as_two_documents() -> None:
     _valid(packets_doc, "multimodal-review-packets")
     _valid(mapping_doc, "multimodal-sealed-mapping")
     assert "seal" not in json.dumps(packets_doc)
-    again = prepared_review_from_dicts(packets_doc, mapping_doc)
+    again = PreparedReview.from_dicts(packets_doc, mapping_doc)
     assert [p.digest for p in again.packets] == [p.digest for p in prepared.packets]
     assert again.mapping == prepared.mapping
     assert SealedMapping.from_dict(mapping_doc) == prepared.mapping

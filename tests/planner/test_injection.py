@@ -165,6 +165,6 @@ def test_the_report_is_valid_json_of_counts_only() -> None:
 
 
 def test_the_wilson_rule_lives_in_one_place() -> None:
-    from pytest_openmed.multimodal import wilson
+    from pytest_openmed import multimodal
 
-    assert wilson.wilson_interval is wilson_interval
+    assert multimodal.wilson_interval is wilson_interval

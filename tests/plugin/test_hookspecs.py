@@ -16,7 +16,7 @@ import pytest
 
 from pytest_openmed.plugin import hookspecs
 
-from .conftest import validate_report
+from ._helpers import validate_report
 
 DOCS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "hookspecs.md"
 HOOKS = (hookspecs.pytest_openmed_gate_result, hookspecs.pytest_openmed_report)

@@ -50,6 +50,7 @@ from PIL import Image, ImageDraw, ImageFont
 from scipy import ndimage
 
 from pytest_openmed.development.sources import GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused
 
 __all__ = [
     "CARRIERS",
@@ -386,11 +387,11 @@ def generate_burned_in_identifier_coverage(
     """One image with synthetic burned-in identifiers and the exact identifier mask."""
     slice_name = check_slice(slice)
     if type(seed) is not int or seed < 0:
-        raise ValueError("seed must be a non-negative integer")
+        raise InputRefused("seed must be a non-negative integer")
     if carrier is None:
         carrier = CARRIERS[seed % len(CARRIERS)]
     if carrier not in CARRIERS:
-        raise ValueError("carrier must be one of: dicom16, dicom8, png8, png16")
+        raise InputRefused("carrier must be one of: dicom16, dicom8, png8, png16")
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name], CARRIERS.index(carrier)])
     shape = (int(rng.integers(224, 321)), int(rng.integers(224, 321)))
     image = _background(rng, shape)
@@ -496,15 +497,15 @@ def render_on_background(
     (slice ``adverse_acquisition``, Burned In Annotation ``YES`` on DICOM carriers).
     """
     if type(seed) is not int or seed < 0:
-        raise ValueError("seed must be a non-negative integer")
+        raise InputRefused("seed must be a non-negative integer")
     if carrier not in CARRIERS:
-        raise ValueError("carrier must be one of: dicom16, dicom8, png8, png16")
+        raise InputRefused("carrier must be one of: dicom16, dicom8, png8, png16")
     image = np.array(background, dtype=np.float64)
     if image.ndim != 2 or min(image.shape) < 16 or not np.all((image >= 0.0) & (image <= 1.0)):
-        raise ValueError("background must be a 2-D image in [0, 1], at least 16 px a side")
+        raise InputRefused("background must be a 2-D image in [0, 1], at least 16 px a side")
     pitch = font_px + 1 if pitch is None else pitch
     if not (6 <= font_px <= 48 and 1 <= lines <= 8 and pitch > font_px and 0.0 < contrast <= 1.0):
-        raise ValueError("font_px, lines, pitch or contrast is out of range")
+        raise InputRefused("font_px, lines, pitch or contrast is out of range")
     rng = np.random.default_rng([seed, font_px, lines, pitch, CARRIERS.index(carrier)])
     taken = np.zeros(image.shape, dtype=bool)
     alphas = _block_alphas([_token(rng) for _ in range(lines)], font_px, pitch)

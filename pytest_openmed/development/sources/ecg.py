@@ -69,6 +69,7 @@ from numpy.typing import NDArray
 from pytest_openmed._canonical import canonical_bytes
 from pytest_openmed.carriers.waveform import MDC_CODES, STANDARD_LEADS, WAVEFORM_FORMAT
 from pytest_openmed.development.sources import GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.multimodal import MediaType
 
 __all__ = [
@@ -130,17 +131,17 @@ class Artefact:
 
     def __post_init__(self) -> None:
         if self.kind not in ARTEFACT_KINDS:
-            raise ValueError("artefact kind must be one of the quality flags")
+            raise InputRefused("artefact kind must be one of the quality flags")
         if self.lead not in _LEADS:
-            raise ValueError("artefact lead must be a standard lead name")
+            raise InputRefused("artefact lead must be a standard lead name")
         if not math.isfinite(self.severity) or self.severity <= 0.0:
-            raise ValueError("artefact severity must be a positive finite number")
+            raise InputRefused("artefact severity must be a positive finite number")
         if self.kind in ("flatline", "clipping") and self.severity > 1.0:
-            raise ValueError("flatline and clipping severities are fractions")
+            raise InputRefused("flatline and clipping severities are fractions")
         if self.form not in ARTEFACT_FORMS.get(self.kind, ("",)):
-            raise ValueError("artefact form is not one of its kind's forms")
+            raise InputRefused("artefact form is not one of its kind's forms")
         if self.form == "disconnected" and self.severity != 1.0:
-            raise ValueError("a disconnected lead is disconnected for the whole recording")
+            raise InputRefused("a disconnected lead is disconnected for the whole recording")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -155,7 +156,7 @@ class SyntheticECG:
     def __post_init__(self) -> None:
         data = np.array(self.samples, dtype=np.float64, copy=True)
         if data.ndim != 2 or data.shape[0] != len(self.lead_names):
-            raise ValueError("samples must have one row per lead")
+            raise InputRefused("samples must have one row per lead")
         data.flags.writeable = False
         object.__setattr__(self, "samples", data)
         object.__setattr__(self, "truth", MappingProxyType(dict(self.truth)))
@@ -503,15 +504,15 @@ def synthesise_ecg(
     """
     check_slice(slice_name)
     if type(seed) is not int or seed < 0:
-        raise ValueError("seed must be a non-negative int")
+        raise InputRefused("seed must be a non-negative int")
     if type(decimals) is not int or not 3 <= decimals <= 6:
-        raise ValueError("decimals must be an int in 3..6")
+        raise InputRefused("decimals must be an int in 3..6")
     if not 100.0 <= sampling_rate_hz <= 2000.0 or not 5.0 <= duration_s <= 60.0:
-        raise ValueError("sampling rate or duration outside the generator's range")
+        raise InputRefused("sampling rate or duration outside the generator's range")
     rng = np.random.default_rng([seed, 0xEC6])
     rate = float(rng.uniform(40.0, 180.0)) if heart_rate_bpm is None else float(heart_rate_bpm)
     if not 30.0 <= rate <= 200.0:
-        raise ValueError("heart rate outside the generator's range")
+        raise InputRefused("heart rate outside the generator's range")
     fs = float(sampling_rate_hz)
     n = round(duration_s * fs)
     rr = 60.0 / rate
@@ -616,7 +617,7 @@ def _truth(
 def waveform_json(recording: SyntheticECG, *, units: str = "mV") -> bytes:
     """The recording as ``openmed.waveform.v1`` JSON (canonical, so byte-stable)."""
     if units not in ("mV", "uV"):
-        raise ValueError("units must be 'mV' or 'uV'")
+        raise InputRefused("units must be 'mV' or 'uV'")
     scale, decimals = (1.0, 4) if units == "mV" else (1000.0, 1)
     rate = recording.sampling_rate_hz
     document = {
@@ -646,11 +647,11 @@ def waveform_dicom(
     from pydicom.uid import UID, ExplicitVRLittleEndian, generate_uid
 
     if units not in _DICOM_UNITS or not math.isfinite(sensitivity) or sensitivity <= 0.0:
-        raise ValueError("units must be 'uV' or 'mV' with a positive sensitivity")
+        raise InputRefused("units must be 'uV' or 'mV' with a positive sensitivity")
     meaning, to_mv = _DICOM_UNITS[units]
     counts = np.round(recording.samples / (sensitivity * to_mv))
     if counts.min() < -32768 or counts.max() > 32767:
-        raise ValueError("recording exceeds the 16-bit range at this sensitivity")
+        raise InputRefused("recording exceeds the 16-bit range at this sensitivity")
     fs = recording.sampling_rate_hz
     n = recording.samples.shape[1]
     twelve_lead = len(recording.lead_names) == 12 and 200.0 <= fs <= 1000.0 and n <= 16384
@@ -726,9 +727,9 @@ def _source(recording: SyntheticECG, seed: int, slice_name: str, carrier: str) -
     elif carrier == "dicom":
         asset, media_type = waveform_dicom(recording, seed=seed), DICOM_MEDIA_TYPE
     else:
-        raise ValueError("carrier must be 'json' or 'dicom'")
+        raise InputRefused("carrier must be 'json' or 'dicom'")
     return GeneratedSource(asset, media_type, slice_name, recording.truth)
-    raise ValueError("carrier must be 'json' or 'dicom'")
+    raise InputRefused("carrier must be 'json' or 'dicom'")
 
 
 def generate_ecg_quality(

@@ -62,6 +62,7 @@ from pytest_openmed.components.forms import (
     FormTemplate,
 )
 from pytest_openmed.development.sources import GeneratedSource, check_slice
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = ["ACQUISITIONS", "INKS", "TRUTH_STATES", "generate_form_grounding"]
 
@@ -319,7 +320,7 @@ def _clip(value: float, limit: int) -> int:
 
 def _check_choice(value: str | None, allowed: tuple[str, ...], what: str) -> None:
     if value is not None and value not in allowed:
-        raise ValueError(f"{what} must be one of: " + ", ".join(allowed))
+        raise InputRefused(f"{what} must be one of: " + ", ".join(allowed))
 
 
 def _ink_colour(
@@ -365,10 +366,10 @@ def _paper_scan(value: object) -> Layer | None:
     if value is None:
         return None
     if not isinstance(value, np.ndarray) or value.ndim != 2 or min(value.shape) < 32:
-        raise ValueError("paper_scan must be a grey (2-D) image at least 32 px a side")
+        raise InputRefused("paper_scan must be a grey (2-D) image at least 32 px a side")
     scan = value.astype(np.float64)
     if not np.isfinite(scan).all() or scan.min() < 0.0 or scan.max() > 255.0:
-        raise ValueError("paper_scan values must lie between 0 and 255")
+        raise InputRefused("paper_scan values must lie between 0 and 255")
     return scan
 
 
@@ -439,17 +440,17 @@ def generate_form_grounding(
     """
     slice_name = check_slice(slice)
     if type(seed) is not int or seed < 0:
-        raise ValueError("seed must be a non-negative integer")
+        raise InputRefused("seed must be a non-negative integer")
     if type(template) is not FormTemplate:
-        raise TypeError("template must be a FormTemplate")
+        raise InvalidArgument("template must be a FormTemplate")
     if rotation_deg is not None and (
         type(rotation_deg) is not float or not -45.0 <= rotation_deg <= 45.0
     ):
-        raise ValueError("rotation_deg must be a float between -45 and 45")
+        raise InputRefused("rotation_deg must be a float between -45 and 45")
     _check_choice(ink, INKS, "ink")
     _check_choice(acquisition, ACQUISITIONS, "acquisition")
     if font is not None and type(font) is not str:
-        raise TypeError("font must be the path of a TrueType file")
+        raise InvalidArgument("font must be the path of a TrueType file")
     scan = _paper_scan(paper_scan)
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name]])
     paper = int(rng.integers(240, 253))
