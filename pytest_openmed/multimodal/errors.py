@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from pytest_openmed import errors as _core
 from pytest_openmed.errors import OpenmedError
 
 __all__ = [
@@ -67,8 +68,8 @@ class MultimodalError(OpenmedError, ValueError):
 # --- malformed or oversized input -------------------------------------------------------------
 
 
-class InvalidInput(MultimodalError):
-    """A value object was given a malformed field."""
+class InvalidInput(MultimodalError, _core.InputRefused):
+    """A value object was given a malformed field (the package's ``InputRefused`` family)."""
 
     message = "a multimodal validation field is malformed"
 
@@ -82,8 +83,12 @@ class MediaTypeRefused(InvalidInput):
     )
 
 
-class LimitExceeded(InvalidInput):
-    """A pack, case, asset or document exceeds a documented limit; nothing is truncated."""
+class LimitExceeded(InvalidInput, _core.LimitExceeded):
+    """A pack, case, asset or document exceeds a documented limit; nothing is truncated.
+
+    Also the package's :class:`pytest_openmed.errors.LimitExceeded`, so one
+    ``except`` clause catches every exceeded limit.
+    """
 
     message = "a multimodal validation limit was exceeded"
 

@@ -34,3 +34,14 @@ def test_one_except_clause_catches_a_refused_stored_document() -> None:
         ValidationPack.from_dict({"schema": "something else"})
     assert isinstance(caught.value, ValueError)
     assert str(caught.value) == "the stored document is not of the expected type"
+
+
+def test_the_engine_families_are_the_packages_families() -> None:
+    """One ``except`` clause per family: an exceeded pack limit is the package's LimitExceeded."""
+    from pytest_openmed import errors
+    from pytest_openmed.multimodal.errors import InvalidInput, LimitExceeded, MediaTypeRefused
+
+    assert issubclass(InvalidInput, errors.InputRefused)
+    assert issubclass(MediaTypeRefused, errors.InputRefused)
+    assert issubclass(LimitExceeded, errors.LimitExceeded)
+    assert errors.shown_name(LimitExceeded()) == "LimitExceeded"
