@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pydicom
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from PIL import Image
@@ -416,9 +416,7 @@ def small_sources() -> tuple[bytes, bytes]:
     return dicom, png
 
 
-@settings(
-    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_corrupted_assets_give_typed_errors_or_valid_outputs(
     small_sources: tuple[bytes, bytes], data: st.DataObject

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from PIL import Image, PngImagePlugin
@@ -357,9 +357,7 @@ def small_form() -> bytes:
     return _png(image)
 
 
-@settings(
-    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=50, deadline=None)
 @given(data=st.data())
 def test_corrupted_assets_give_typed_errors_or_valid_outputs(
     small_form: bytes, data: st.DataObject
