@@ -250,20 +250,50 @@ def prepare_review(
     packets = []
     for unit, (case, row) in enumerate(zip(pack.cases, aliases, strict=True)):
         packets.append(
-            ReviewPacket(
+            _packet_of_checked_pack(
                 nonce=_nonce(key, pack.digest, reviewer.identity_digest, case.unit_digest),
                 pack_digest=pack.digest,
                 task=pack.task,
                 unit=unit,
                 sources=case.references,
                 context=case.frozen_context,
-                outputs={
-                    alias: case.observation(names[digest]).blinded
-                    for alias, digest in zip(ALIASES, row, strict=True)
-                },
+                outputs=MappingProxyType(
+                    {
+                        alias: case.observation(names[digest]).blinded
+                        for alias, digest in zip(ALIASES, row, strict=True)
+                    }
+                ),
             )
         )
     return PreparedReview(packets=tuple(packets), mapping=mapping)
+
+
+def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
+    """A :class:`ReviewPacket` from the values of a pack that was checked when it was built.
+
+    Every value is already of the type and form the public constructor checks
+    for, so only the identity digest is computed: validation happens at the
+    trust boundary (the constructor, ``from_dict``), not again for each of the
+    pack's own packets.  A test holds this equal to the public constructor.
+    """
+    packet = object.__new__(ReviewPacket)
+    for name, value in values.items():
+        object.__setattr__(packet, name, value)
+    object.__setattr__(packet, "rubric", CRITERIA)
+    object.__setattr__(
+        packet,
+        "digest",
+        _identity_digest(
+            packet.nonce,
+            packet.pack_digest,
+            packet.task,
+            packet.unit,
+            packet.sources,
+            packet.frozen_context.digest,
+            (packet.outputs["A"].digest, packet.outputs["B"].digest),
+        ),
+    )
+    return packet
 
 
 def _nonce_input(pack_digest: str, identity_digest: str, unit_digest: str) -> list[str]:
