@@ -23,6 +23,7 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, hmac_digest, hmac_matches, is_digest, require_key
 from pytest_openmed.errors import InvalidArgument
 
+from ._checked import build_checked
 from ._structure import array, document, envelope, fields, json_object, malformed
 from .aliases import SealedMapping, assign_aliases, seal_mapping, verify_mapping
 from .errors import (
@@ -271,15 +272,10 @@ def prepare_review(
 def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
     """A :class:`ReviewPacket` from the values of a pack that was checked when it was built.
 
-    Every value is already of the type and form the public constructor checks
-    for, so only the identity digest is computed: validation happens at the
-    trust boundary (the constructor, ``from_dict``), not again for each of the
-    pack's own packets.  A test holds this equal to the public constructor.
+    Only the identity digest is computed: the fields are the pack's own values,
+    of the type and form the public constructor checks for.
     """
-    packet = object.__new__(ReviewPacket)
-    for name, value in values.items():
-        object.__setattr__(packet, name, value)
-    object.__setattr__(packet, "rubric", CRITERIA)
+    packet = build_checked(ReviewPacket, rubric=CRITERIA, **values)
     object.__setattr__(
         packet,
         "digest",
