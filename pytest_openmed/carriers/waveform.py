@@ -421,12 +421,11 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
 def _is_number_list(text: bytes, size: int) -> int | None:
     """A bound on the digit runs of ``text[:size]`` if it is a :data:`_NUMBER_LIST`, else ``None``.
 
-    ``text`` is padded with zero bytes to whole words (:class:`_Packed`).
-
     Each rule of the grammar is a comparison of byte masks shifted against each
     other, so numpy runs it over the whole text with no Python call per number.
-    The masks are packed 64 bytes to a word (:class:`_Packed`), so each rule
-    costs a few operations on an eighth of the bytes:
+    The masks are packed 64 bytes to a word (:class:`_Packed`; ``text`` is
+    padded with zero bytes to whole words), so each rule costs a few operations
+    on an eighth of the bytes:
 
     * every byte is followed by one that may follow it: a number starts with a
       digit or '-'; '-', '+' and '.' are followed by a digit; after 'e', a digit
@@ -439,7 +438,6 @@ def _is_number_list(text: bytes, size: int) -> int | None:
       The look-back reaches over up to ``2**_REACH - 1`` digits; a text where a
       '.' or 'e' follows a longer run is matched with the regular expression.
     """
-
     packed = _Packed(text, size)
     digit = packed.within(ord("0"), ord("9"))
     comma, space, minus, point, zero = (packed.equal(byte) for byte in b", -.0")
@@ -504,7 +502,7 @@ class _Packed:
 
     The text is padded with zero bytes (in no mask) to a whole number of words;
     ``size`` is its length without them.  Each mask is computed into a reused
-    scratch row and packed at once (:func:`_scratch_row`), so a check allocates
+    scratch row and packed at once (:func:`_scratch_rows`), so a check allocates
     no array as large as the text.
 
     ``later(m, k)`` holds at byte ``i`` what ``m`` holds at ``i + k``, and
