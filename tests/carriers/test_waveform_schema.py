@@ -9,6 +9,7 @@ literals spliced in as raw text.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
 from typing import Any
@@ -328,3 +329,19 @@ def test_the_check_loads_no_schema_validator() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_checks_in_threads_keep_their_own_scratch() -> None:
+    """The check reuses scratch rows per thread: concurrent checks never mix them."""
+    def document(samples: str) -> bytes:
+        return (
+            f'{{"format": "{WAVEFORM_FORMAT}", "sampling_rate_hz": 500, "units": "mV", '
+            f'"leads": [{{"name": "I", "samples": [{samples}]}}]}}'
+        ).encode()
+
+    valid = document(", ".join(["-0.125"] * 3000))
+    invalid = document(", ".join(["-0.125"] * 2999 + ["01"]))
+    work = [valid, invalid] * 40
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        verdicts = list(pool.map(is_waveform_json, work))
+    assert verdicts == [True, False] * 40
