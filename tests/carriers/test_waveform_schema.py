@@ -333,6 +333,7 @@ def test_the_check_loads_no_schema_validator() -> None:
 
 def test_checks_in_threads_keep_their_own_scratch() -> None:
     """The check reuses scratch rows per thread: concurrent checks never mix them."""
+
     def document(samples: str) -> bytes:
         return (
             f'{{"format": "{WAVEFORM_FORMAT}", "sampling_rate_hz": 500, "units": "mV", '
