@@ -7,9 +7,11 @@ figure that is no target (``holds=None``) is shown as ``info`` and never fails.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from validation._report import TARGET_WIDTH, Report, Target
+from validation._report import TARGET_WIDTH, Report, Target, peak_target
 
 
 def test_each_line_shows_the_verdict_the_target_and_its_figure(
@@ -50,4 +52,20 @@ def test_figures_that_are_no_target_never_fail_the_run(
 def test_a_verdict_word_counts_like_a_line() -> None:
     report = Report()
     assert [report.verdict(True), report.verdict(False)] == ["holds", "FAILS"]
+    assert report.failed == 1
+
+
+def test_a_resource_bound_line_holds_only_for_the_expected_outcome_under_the_target(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pytest_openmed.development.sources.oversized import declared_dicom
+
+    asset = declared_dicom(1, 8192, 8192, pixel_bytes=1024)
+    report = Report()
+    peak_target(report, "one 8192² frame", "dicom_frames", asset, "DecodedSizeTooLarge")
+    peak_target(report, "one 8192² frame", "dicom_frames", asset, "ran")
+    first, second = capsys.readouterr().out.splitlines()
+    measured = r" +DecodedSizeTooLarge, \d+ MiB peak"
+    assert re.fullmatch(r"holds  one 8192² frame: DecodedSizeTooLarge, < 512 MiB" + measured, first)
+    assert re.fullmatch(r"FAILS  one 8192² frame: ran, < 512 MiB" + measured, second)
     assert report.failed == 1

@@ -2,7 +2,8 @@
 
 A script adds one line per target (or per measured figure that is no target)
 and ends with :meth:`Report.summary`, whose value is the script's exit status:
-1 when any target fails, else 0.
+1 when any target fails, else 0.  :func:`peak_target` is the line of a
+resource-bound case, measured by ``pytest_openmed.development.peak_memory``.
 
 The scripts run as ``python validation/<script>.py`` (this folder is then first
 on ``sys.path``, so this module is ``_report``) and are imported by the tests
@@ -13,6 +14,8 @@ the one way or the other by ``__package__``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from pytest_openmed.development.peak_memory import PEAK_TARGET_MIB, measure
 
 #: Width of the target column; a longer target pushes its figure right.
 TARGET_WIDTH = 66
@@ -54,3 +57,14 @@ class Report:
         """Print the outcome; the script's exit status (1 when a target fails)."""
         print(f"\n{f'{self.failed} target(s) fail' if self.failed else 'all targets hold'}")
         return 1 if self.failed else 0
+
+
+def peak_target(report: Report, label: str, component: str, asset: bytes, expected: str) -> None:
+    """One resource-bound target: ``component`` run on ``asset`` in its own process ends
+    ``expected`` (``ran`` or the refusing error's name) and peaks under the target."""
+    peak = measure(component, asset)
+    report.line(
+        f"{label}: {expected}, < {PEAK_TARGET_MIB:.0f} MiB",
+        f"{peak.outcome}, {peak.mib:.0f} MiB peak",
+        peak.outcome == expected and peak.mib < PEAK_TARGET_MIB,
+    )

@@ -34,15 +34,13 @@ from pytest_openmed.carriers.dicom import (
 )
 from pytest_openmed.components import MAX_ASSET_BYTES, ComponentError
 from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, run
-from pytest_openmed.development.peak_memory import measure
 from pytest_openmed.development.sources.oversized import declared_dicom
 
 if __package__:  # imported as ``validation.dicom_frames`` (the tests)
-    from validation._report import Report
+    from validation._report import Report, peak_target
 else:  # run as ``python validation/dicom_frames.py``
-    from _report import Report
+    from _report import Report, peak_target
 
-PEAK_MIB = 512.0
 SYNTAX_NAMES = {
     IMPLICIT_VR_LITTLE_ENDIAN: "implicit VR little endian",
     EXPLICIT_VR_LITTLE_ENDIAN: "explicit VR little endian",
@@ -192,12 +190,7 @@ def _bounds(report: Report) -> None:
         "1020 frames of 64² 8-bit (4 MiB)": (declared_dicom(1020, 64, 64), "ran"),
     }
     for label, (asset, expected) in cases.items():
-        peak = measure("dicom_frames", asset)
-        report.line(
-            f"{label}: {expected}, < {PEAK_MIB:.0f} MiB",
-            f"{peak.outcome}, {peak.mib:.0f} MiB peak",
-            peak.outcome == expected and peak.mib < PEAK_MIB,
-        )
+        peak_target(report, label, "dicom_frames", asset, expected)
 
 
 def main() -> int:

@@ -27,19 +27,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed.components.wsi_tiles import CONFIG_A, CONFIG_B, run
-from pytest_openmed.development.peak_memory import measure
 from pytest_openmed.development.sources.oversized import declared_tiff
 from pytest_openmed.development.sources.wsi import encode_pyramid, generate_wsi_tiles
 
 if __package__:  # imported as ``validation.wsi_tiles`` (the tests)
-    from validation._report import Report
+    from validation._report import Report, peak_target
 else:  # run as ``python validation/wsi_tiles.py``
-    from _report import Report
+    from _report import Report, peak_target
 
 Image = NDArray[np.uint8]
 CONFIG_B_ALL = replace(CONFIG_B, verify_every=1)
 LEVELS = 4
-PEAK_MIB = 512.0
 
 
 def _level0(seed: int, slice_name: str) -> Image:
@@ -193,13 +191,8 @@ def _bounds(report: Report) -> None:
         "2048² generated pyramid": generate_wsi_tiles(0, "nominal").asset,
     }
     for label, asset in cases.items():
-        peak = measure("wsi_tiles", asset)
         expected = "ran" if "budget" in label or "generated" in label else "DecodedSizeTooLarge"
-        report.line(
-            f"{label} ({len(asset) // 1024} KiB): {expected}, < {PEAK_MIB:.0f} MiB",
-            f"{peak.outcome}, {peak.mib:.0f} MiB peak",
-            peak.outcome == expected and peak.mib < PEAK_MIB,
-        )
+        peak_target(report, f"{label} ({len(asset) // 1024} KiB)", "wsi_tiles", asset, expected)
 
 
 def main() -> int:

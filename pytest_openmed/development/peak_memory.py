@@ -31,7 +31,10 @@ from typing import Literal
 
 from pytest_openmed.errors import InputRefused
 
-__all__ = ["Measurement", "measure"]
+__all__ = ["PEAK_TARGET_MIB", "Measurement", "measure"]
+
+#: The resource-bound target (issue 11): one component run peaks under this, imports included.
+PEAK_TARGET_MIB = 512.0
 
 Mode = Literal["run", "baseline"]
 _MODES: tuple[Mode, ...] = ("run", "baseline")
