@@ -28,19 +28,20 @@ DIGEST_PATTERN = re.compile(r"sha256:[0-9a-f]{64}")
 MIN_KEY_BYTES = 32
 
 
-def canonical_json(value: Any) -> str:
-    """Serialise ``value`` so that equal documents give equal text.
+#: The one encoder of canonical JSON: keys sorted, no insignificant whitespace,
+#: non-ASCII escaped, NaN and infinities refused (they are not JSON).  Built
+#: once: packs and reviews encode thousands of small documents.
+_ENCODER = json.JSONEncoder(
+    sort_keys=True,
+    separators=(",", ":"),
+    ensure_ascii=True,
+    allow_nan=False,
+)
 
-    Object keys are sorted, there is no insignificant whitespace, non-ASCII is
-    escaped and NaN/Infinity are refused (they are not JSON).
-    """
-    return json.dumps(
-        value,
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=True,
-        allow_nan=False,
-    )
+
+def canonical_json(value: Any) -> str:
+    """Serialise ``value`` so that equal documents give equal text."""
+    return _ENCODER.encode(value)
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -93,7 +94,7 @@ def hmac_digest(key: bytes, domain: str, value: Any) -> str:
     so that a MAC made for one purpose never verifies for another.
     """
     message = domain.encode("ascii") + b"\x00" + canonical_bytes(value)
-    return "sha256:" + hmac.new(key, message, hashlib.sha256).hexdigest()
+    return "sha256:" + hmac.digest(key, message, "sha256").hex()
 
 
 def hmac_matches(key: bytes, domain: str, value: Any, expected: object) -> bool:

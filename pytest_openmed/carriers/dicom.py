@@ -101,6 +101,8 @@ def is_native_dicom(data: bytes) -> bool:
         return False
     if data[_META : _META + 8] != b"\x02\x00\x00\x00UL\x04\x00":  # (0002,0000) UL, length 4
         return False
+    if len(data) < _META + 12:  # the length itself is cut off
+        return False
     (group_length,) = struct.unpack("<I", data[_META + 8 : _META + 12])
     end = _META + 12 + group_length
     if end > len(data):

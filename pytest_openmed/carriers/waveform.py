@@ -28,7 +28,6 @@ numpy and pydicom load only when a check or a decode runs.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -123,7 +122,6 @@ _SAMPLE_FORMATS = {
 }
 _CODES_BY_SCHEME = {"SCPECG": SCPECG_CODES, "MDC": MDC_CODES}
 _NAMES_BY_FOLDED = {name.casefold(): name for name in STANDARD_LEADS}
-_WHITESPACE_RUN = re.compile(rb"[ \t\n\r]+")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -227,7 +225,7 @@ _FINITE = "ECG samples must be finite numbers"
 _TOP_KEYS = frozenset({"format", "sampling_rate_hz", "units", "leads"})
 _LEAD_KEYS = frozenset({"name", "samples"})
 _JSON_WHITESPACE = b" \t\n\r"
-#: A number of at most this many bytes (sign, digits, point) and no exponent is
+#: A number without an exponent whose runs of digits are at most this long is
 #: below 1e300, so finite as a float64 without being converted.
 _SHORT_NUMBER = 300
 
@@ -368,122 +366,172 @@ def _parse_json(text: bytes) -> Any:
         raise CorruptAsset(_PARSE) from None
 
 
-# Byte classes of a number list.  Codes from _COMMA up are the ones a number
-# may hold at most once of each ('.' and 'e', in that order) between commas.
-_OTHER, _SPACE, _ZERO, _DIGIT, _MINUS, _PLUS, _COMMA, _POINT, _EXP = range(9)
-#: Verdict bits of a byte trigram.
-_BAD, _FOLD = 1, 2
+# -- the samples arrays: lists of JSON numbers, checked a whole byte run at a time --
 
-
-@functools.cache
-def _tables() -> tuple[bytes, Any, Any]:
-    """Byte classes, trigram verdicts and ('.', 'e', ',') pair verdicts of the JSON number grammar.
-
-    ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?``, separated by commas
-    with whitespace only around them.  An exponent's ``-`` is read as ``+``
-    (the caller swaps it), so every ``-`` left is a leading sign.
-    """
-    import numpy as np
-
-    classes = np.full(256, _OTHER, dtype=np.uint8)
-    for byte in _JSON_WHITESPACE:
-        classes[byte] = _SPACE
-    classes[ord("0")] = _ZERO
-    classes[list(b"123456789")] = _DIGIT
-    for char, code in ((b"-", _MINUS), (b"+", _PLUS), (b",", _COMMA), (b".", _POINT)):
-        classes[char[0]] = code
-    classes[list(b"eE")] = _EXP
-    digits = {_ZERO, _DIGIT}
-    starts = digits | {_MINUS}
-    follows = {
-        _COMMA: starts | {_SPACE},
-        _SPACE: starts | {_SPACE, _COMMA},
-        _ZERO: digits | {_POINT, _EXP, _COMMA, _SPACE},
-        _DIGIT: digits | {_POINT, _EXP, _COMMA, _SPACE},
-        _MINUS: digits,
-        _PLUS: digits,
-        _POINT: digits,
-        _EXP: digits | {_PLUS, _MINUS},
-    }
-    trigrams = np.zeros(16 * 16 * 16, dtype=np.uint8)
-    for a in range(16):
-        for b in range(16):
-            for c in range(16):
-                if b not in follows.get(a, ()) or c not in follows.get(b, ()):
-                    verdict = _BAD
-                elif b == _ZERO and a in (_COMMA, _SPACE, _MINUS) and c in digits:
-                    verdict = _BAD  # a leading zero followed by a digit
-                elif b == _SPACE and ((a in digits and c in starts) or a == c == _COMMA):
-                    verdict = _BAD  # space inside a number, or an empty one
-                elif a == b == _SPACE:
-                    verdict = _FOLD  # a longer run of spaces: fold it and look again
-                else:
-                    verdict = 0
-                trigrams[(a << 8) | (b << 4) | c] = verdict
-    events = np.zeros(256, dtype=bool)
-    for a, b in ((_POINT, _POINT), (_EXP, _EXP), (_EXP, _POINT)):
-        events[(a << 4) | b] = True
-    return bytes(classes.tolist()), trigrams, events
+#: One JSON number (RFC 8259 section 6): the exact grammar, used where the
+#: byte masks below cannot decide alone (a '.' or 'e' after a long digit run).
+_NUMBER = rb"-?+(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?+(?:[eE][+-]?+[0-9]++)?+"
+#: ``,`` + numbers separated by commas, each with at most one space either side + ``,``.
+_NUMBER_LIST = re.compile(rb",(?: ?+" + _NUMBER + rb" ?+,)*+")
+_DIGIT_RUN = re.compile(rb"[0-9]+")
+_OTHER_WHITESPACE = bytes.maketrans(b"\t\n\r", b"   ")
+_SPACE_RUN = re.compile(rb"  +")
+#: Rounds of the look-back that pairs each '.' and 'e' with the mark before it:
+#: it reaches over runs of up to ``2**_REACH - 1`` digits (a fraction before 'e'),
+#: or ``2**_REACH_WITHOUT_EXPONENT - 1`` (an integer part before '.').
+_REACH = 5
+_REACH_WITHOUT_EXPONENT = 3
 
 
 def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
-    """How many JSON numbers each text lists (between its brackets), and a bound on number size.
+    """How many JSON numbers each text lists (between its brackets), and a bound on digit runs.
 
-    ``None`` if a text is not a list of JSON numbers.  Every byte is classed
-    (``bytes.translate``) and every byte trigram looked up in one table with
-    numpy; the order of '.' and 'e' within each number is read from the short
-    sequence of those bytes and the commas.  No Python runs per number.  The
-    bound is the longest run of bytes without ',', '.' or 'e'.
+    ``None`` if a text is not a comma-separated list of JSON numbers.  The texts
+    are joined, with a comma before, between and after, and checked at once by
+    :func:`_is_number_list`.  The bound is the length of the longest run of
+    digits, or a number at least as large.
     """
     import numpy as np
 
     filled = [(index, text.strip(_JSON_WHITESPACE)) for index, text in enumerate(arrays)]
     filled = [(index, text) for index, text in filled if text]
-    if not filled:
-        return [0] * len(arrays), 0
-    classes, trigrams, events = _tables()
-    codes = _classes(b",".join(text for _, text in filled), classes)
-    wide = codes.astype(np.uint16)
-    verdicts = trigrams.take((wide[:-2] << 8) | (wide[1:-1] << 4) | wide[2:])
-    if verdicts.any():
-        if (verdicts & _BAD).any():
-            return None
-        # Runs of two or more whitespace bytes: each becomes one space (rare in practice).
-        filled = [(index, _WHITESPACE_RUN.sub(b" ", text)) for index, text in filled]
-        codes = _classes(b",".join(text for _, text in filled), classes)
-        wide = codes.astype(np.uint16)
-        if trigrams.take((wide[:-2] << 8) | (wide[1:-1] << 4) | wide[2:]).any():
-            return None
-    marks = np.flatnonzero(codes >= _COMMA)
-    kinds = codes.take(marks)
-    if events.take((kinds[:-1] << 4) | kinds[1:]).any():
-        return None
-    # A text holds one number more than commas: count its commas with the
-    # separator before it (every separator is a mark; the final pad is left out).
-    separators = np.cumsum([0] + [len(text) + 1 for _, text in filled[:-1]])
-    seats = np.searchsorted(marks, separators)
-    commas = np.add.reduceat(kinds[:-1] == _COMMA, seats, dtype=np.int64)
     counts = [0] * len(arrays)
-    for (index, _), number in zip(filled, commas.tolist(), strict=True):
-        counts[index] = number
-    return counts, int(np.diff(marks).max())
+    if not filled:
+        return counts, 0
+    joined = b"," + b",".join(text for _, text in filled) + b","
+    if b"\t" in joined or b"\n" in joined or b"\r" in joined:
+        joined = _SPACE_RUN.sub(b" ", joined.translate(_OTHER_WHITESPACE))
+    longest = _is_number_list(joined)
+    if longest is None and b"  " in joined:  # a longer run of whitespace stands for one space
+        longest = _is_number_list(_SPACE_RUN.sub(b" ", joined))
+    if longest is None:
+        return None
+    for index, text in filled:
+        counts[index] = int(np.count_nonzero(np.frombuffer(text, dtype=np.uint8) == 44)) + 1
+    return counts, longest
 
 
-def _classes(joined: bytes, classes: bytes) -> Any:
-    """The byte classes of ``,joined,`` as a numpy array, an exponent's '-' read as '+'."""
+def _is_number_list(text: bytes) -> int | None:
+    """A bound on the digit runs of ``text`` if it matches :data:`_NUMBER_LIST`, else ``None``.
+
+    Each rule of the grammar is a comparison of byte masks shifted against each
+    other, so numpy runs it over the whole text with no Python call per number.
+    The masks are packed 64 bytes to a word (:class:`_Packed`), so each rule
+    costs a few operations on an eighth of the bytes:
+
+    * every byte is followed by one that may follow it: a number starts with a
+      digit or '-'; '-', '+' and '.' are followed by a digit; after 'e', a digit
+      or a sign; after a digit, a digit, '.', 'e', ',' or ' '; '+' follows only
+      'e'; a space stands between a comma and a number;
+    * three- and four-byte rules: no space inside a number or between two
+      commas; a number's leading 0 is not followed by a digit (``01``, ``-01``);
+    * the order of '.' and 'e': looking back from a '.' over digits, the first
+      other byte is no '.', 'e' or exponent sign; from an 'e', no 'e' or sign.
+      The look-back reaches over up to ``2**_REACH - 1`` digits; a text where a
+      '.' or 'e' follows a longer run is matched with the regular expression.
+    """
     import numpy as np
 
-    if b"e" in joined or b"E" in joined:
-        joined = joined.replace(b"e-", b"e+").replace(b"E-", b"E+")
-    return np.frombuffer((b"," + joined + b",").translate(classes), dtype=np.uint8)
+    packed = _Packed(len(text))
+    r = packed.pad(text)
+    digit = packed((r - np.uint8(48)) < 10)  # bytes below '0' wrap around to large values
+    comma, space, minus, plus, point, zero = (packed(r == byte) for byte in b", -+.0")
+    exp = packed((r | np.uint8(32)) == ord("e"))
+    start, sign, between = digit | minus, minus | plus, comma | space
+    later, earlier = packed.later, packed.earlier
+    bad = packed.inner(comma) & ~later(start | space)
+    bad |= space & ~later(start | comma)
+    bad |= digit & ~later(digit | point | exp | between)
+    bad |= (sign | point) & ~later(digit)
+    bad |= exp & ~later(digit | sign)
+    bad |= plus & ~earlier(exp)
+    # Three and four bytes: a space inside a number or alone between commas; 01 and -01.
+    bad |= space & ((earlier(digit) & later(start)) | (earlier(comma) & later(comma)))
+    bad |= zero & earlier(between) & later(digit)
+    bad |= minus & earlier(between) & later(zero) & later(digit, 2)
+    if bad.any():
+        return None
+    # Looking back from each byte over digits: has a '.' been seen, an 'e' or its sign?
+    # Without any 'e' only the '.'s are followed, over the shorter integer parts.
+    has_exp = bool(exp.any())
+    seen_point = earlier(point)
+    seen_exp = earlier(exp | (sign & earlier(exp))) if has_exp else None
+    reach = earlier(digit)  # where the bytes looked back over are all digits
+    for round_ in range(_REACH if has_exp else _REACH_WITHOUT_EXPONENT):
+        step = 1 << round_
+        seen_point |= earlier(seen_point, step) & reach
+        if seen_exp is not None:
+            seen_exp |= earlier(seen_exp, step) & reach
+        reach &= earlier(reach, step)
+    if (reach & (point | exp)).any():
+        if _NUMBER_LIST.fullmatch(text) is None:
+            return None
+        return max(map(len, _DIGIT_RUN.findall(text)))
+    if seen_exp is not None:
+        seen_point |= seen_exp
+        if (exp & seen_exp).any():
+            return None
+    if (point & seen_point).any():
+        return None
+    if (digit == _Packed.FULL).any():  # a run of 64 aligned digits: measure the runs
+        return max(map(len, _DIGIT_RUN.findall(text)))
+    return 2 * _Packed.WIDTH - 2
+
+
+class _Packed:
+    """Byte masks of one text packed into 64-bit words: bit ``i % 64`` of word ``i // 64``.
+
+    ``later(m, k)`` holds at byte ``i`` what ``m`` holds at ``i + k``, and
+    ``earlier`` what it holds at ``i - k`` (false beyond either end).  A run of
+    at least ``2 * WIDTH - 1`` equal bits fills a whole word.
+    """
+
+    WIDTH = 64
+    FULL = (1 << 64) - 1
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def pad(self, text: bytes) -> Any:
+        """The bytes of ``text`` as numpy bytes, zero-padded to whole words."""
+        import numpy as np
+
+        padded = np.zeros(-(-self.size // self.WIDTH) * self.WIDTH, dtype=np.uint8)
+        padded[: self.size] = np.frombuffer(text, dtype=np.uint8)
+        return padded
+
+    def __call__(self, mask: Any) -> Any:
+        """Pack a boolean mask of the padded bytes."""
+        import numpy as np
+
+        return np.packbits(mask, bitorder="little").view("<u8")
+
+    def inner(self, bits: Any) -> Any:
+        """``bits`` without its last byte (which no byte follows)."""
+        last = self.size - 1
+        result = bits.copy()
+        result[last // 64] &= ~(1 << (last % 64)) & self.FULL
+        return result
+
+    @staticmethod
+    def later(bits: Any, step: int = 1) -> Any:
+        result = bits >> step
+        result[:-1] |= bits[1:] << (64 - step)
+        return result
+
+    @staticmethod
+    def earlier(bits: Any, step: int = 1) -> Any:
+        result = bits << step
+        result[1:] |= bits[:-1] >> (64 - step)
+        return result
 
 
 def _finite(text: bytes, longest: int) -> bool:
     """Whether every number of a checked number list is a finite float64.
 
-    Numbers of at most :data:`_SHORT_NUMBER` bytes without an exponent are, by
-    their size; otherwise each is converted (only documents that write
-    exponents or huge numbers pay for it).
+    Numbers without an exponent whose digit runs are at most
+    :data:`_SHORT_NUMBER` long are, by their size; otherwise each is converted
+    (only documents that write exponents or huge numbers pay for it).
     """
     if longest <= _SHORT_NUMBER and b"e" not in text and b"E" not in text:
         return True

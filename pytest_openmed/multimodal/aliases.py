@@ -23,6 +23,7 @@ from typing import Any
 
 from pytest_openmed._canonical import hmac_digest, hmac_matches, is_digest
 
+from ._checked import build_checked
 from ._structure import array, document, envelope, fields, malformed
 from .errors import ForgedMapping, InvalidInput, UnknownAlias, WrongKey
 from .limits import MAX_UNITS, materialise
@@ -162,13 +163,18 @@ def seal_mapping(
     identity_digest: str,
     aliases: tuple[AliasRow, ...],
 ) -> SealedMapping:
-    """Build and seal the mapping of one prepared review."""
+    """Build and seal the mapping of one prepared review.
+
+    The digests are a checked pack's and reviewer's, and ``aliases`` the table
+    :func:`assign_aliases` built from them, so they are not checked again.
+    """
     content = _sealed_content(pack_digest, reviewer_digest, identity_digest, aliases)
-    return SealedMapping(
+    return build_checked(
+        SealedMapping,
         pack_digest=pack_digest,
         reviewer_digest=reviewer_digest,
         identity_digest=identity_digest,
-        aliases=aliases,
+        aliases=tuple(aliases),
         key_check=hmac_digest(key, KEY_CHECK_DOMAIN, _KEY_CHECK_VALUE),
         seal=hmac_digest(key, SEAL_DOMAIN, content),
     )

@@ -28,6 +28,7 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest, sha256_digest
 from pytest_openmed.errors import InvalidArgument
 
+from ._checked import build_checked
 from ._structure import array, document, envelope, fields, json_object, malformed
 from .errors import DocumentInvalid, InvalidInput, LimitExceeded, UnknownCandidate
 from .jsonvalue import FrozenJson, freeze_object
@@ -228,7 +229,12 @@ class ValidationCase:
         object.__setattr__(self, "context", freeze_object(self.context, max_bytes=MAX_JSON_BYTES))
         object.__setattr__(self, "unit_digest", digest_json([a.digest for a in assets]))
         object.__setattr__(
-            self, "references", tuple(SourceReference(a.digest, a.media_type) for a in assets)
+            self,
+            "references",
+            tuple(
+                build_checked(SourceReference, digest=a.digest, media_type=a.media_type)
+                for a in assets
+            ),
         )
 
     @property

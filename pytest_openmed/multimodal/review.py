@@ -23,6 +23,7 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, hmac_digest, hmac_matches, is_digest, require_key
 from pytest_openmed.errors import InvalidArgument
 
+from ._checked import build_checked
 from ._structure import array, document, envelope, fields, json_object, malformed
 from .aliases import SealedMapping, assign_aliases, seal_mapping, verify_mapping
 from .errors import (
@@ -250,20 +251,45 @@ def prepare_review(
     packets = []
     for unit, (case, row) in enumerate(zip(pack.cases, aliases, strict=True)):
         packets.append(
-            ReviewPacket(
+            _packet_of_checked_pack(
                 nonce=_nonce(key, pack.digest, reviewer.identity_digest, case.unit_digest),
                 pack_digest=pack.digest,
                 task=pack.task,
                 unit=unit,
                 sources=case.references,
                 context=case.frozen_context,
-                outputs={
-                    alias: case.observation(names[digest]).blinded
-                    for alias, digest in zip(ALIASES, row, strict=True)
-                },
+                outputs=MappingProxyType(
+                    {
+                        alias: case.observation(names[digest]).blinded
+                        for alias, digest in zip(ALIASES, row, strict=True)
+                    }
+                ),
             )
         )
     return PreparedReview(packets=tuple(packets), mapping=mapping)
+
+
+def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
+    """A :class:`ReviewPacket` from the values of a pack that was checked when it was built.
+
+    Only the identity digest is computed: the fields are the pack's own values,
+    of the type and form the public constructor checks for.
+    """
+    packet = build_checked(ReviewPacket, rubric=CRITERIA, **values)
+    object.__setattr__(
+        packet,
+        "digest",
+        _identity_digest(
+            packet.nonce,
+            packet.pack_digest,
+            packet.task,
+            packet.unit,
+            packet.sources,
+            packet.frozen_context.digest,
+            (packet.outputs["A"].digest, packet.outputs["B"].digest),
+        ),
+    )
+    return packet
 
 
 def _nonce_input(pack_digest: str, identity_digest: str, unit_digest: str) -> list[str]:

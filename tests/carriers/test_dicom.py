@@ -20,6 +20,7 @@ from pytest_openmed.carriers.dicom import (
     EXPLICIT_VR_BIG_ENDIAN,
     EXPLICIT_VR_LITTLE_ENDIAN,
     NATIVE_TRANSFER_SYNTAXES,
+    is_native_dicom,
     quiet_pydicom,
     read_native_dicom,
 )
@@ -191,6 +192,13 @@ def test_a_file_meta_group_without_a_transfer_syntax_is_corrupt() -> None:
     with pytest.raises(CorruptAsset) as caught:
         _read(_file(None, b""))
     assert str(caught.value) == CORRUPT
+
+
+@pytest.mark.parametrize("kept", range(4))
+def test_a_file_meta_group_cut_inside_its_length_is_not_native(kept: int) -> None:
+    """A header that ends inside the (0002,0000) value is refused, not a crash."""
+    header = bytes(128) + b"DICM" + b"\x02\x00\x00\x00UL\x04\x00"
+    assert not is_native_dicom(header + b"\xc8\x00\x00\x00"[:kept])
 
 
 def test_a_file_meta_group_with_an_unknown_value_representation_is_corrupt() -> None:

@@ -189,6 +189,18 @@ _LITERALS = [
     "0x1",
     "1_0",
     "\u0661",
+    # A '.' or 'e' after a long run of digits: the check's exact route.
+    "1" * 40 + ".5",
+    "1." + "2" * 40 + ".3",
+    "0." + "5" * 40 + "e5",
+    "1e" + "5" * 40 + "e5",
+    "-0." + "0" * 320 + "1",
+    "1" * 320,
+    "1.5e3.2",
+    "- 1",
+    "1 .5",
+    "1e 5",
+    "1e+-5",
 ]
 
 
@@ -209,6 +221,44 @@ def test_check_agrees_with_the_schema_on_raw_number_text(
         f'"leads": [{leads}]}}'
     ).encode()
     assert is_waveform_json(text) is _expected(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(literals=st.lists(st.text(alphabet="0123456789-+.eE ,", max_size=8), min_size=1, max_size=6))
+def test_check_agrees_with_the_schema_on_arbitrary_number_characters(
+    literals: list[str],
+) -> None:
+    row = ",".join(literals)
+    text = (
+        f'{{"format": "{WAVEFORM_FORMAT}", "sampling_rate_hz": 500, "units": "mV", '
+        f'"leads": [{{"name": "I", "samples": [{row}]}}]}}'
+    ).encode()
+    assert is_waveform_json(text) is _expected(text)
+
+
+@pytest.mark.parametrize("offset", range(0, 140, 3))
+@pytest.mark.parametrize(
+    ("tail", "valid"),
+    [
+        ("0.1", True),
+        ("-0.25e-3", True),
+        ("01", False),
+        ("-01", False),
+        ("1.2.3", False),
+        ("1e5e5", False),
+        ("1 2", False),
+        (", 1", False),
+        ("1 ,2", True),
+    ],
+)
+def test_the_check_holds_across_word_boundaries(offset: int, tail: str, valid: bool) -> None:
+    """Each rule looks at neighbouring bytes: it holds wherever the bytes fall."""
+    row = "7," * offset + tail
+    text = (
+        f'{{"format": "{WAVEFORM_FORMAT}", "sampling_rate_hz": 500, "units": "mV", '
+        f'"leads": [{{"name": "I", "samples": [{row}]}}]}}'
+    ).encode()
+    assert is_waveform_json(text) is valid is _expected(text)
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -66,6 +68,16 @@ def _mapping() -> SealedMapping:
 
 def test_sealed_mapping_verifies_with_its_key() -> None:
     verify_mapping(KEY, _mapping())
+
+
+def test_sealed_mapping_equals_the_public_constructors_mapping() -> None:
+    """seal_mapping does not check again the table assign_aliases built from checked digests."""
+    sealed = _mapping()
+    public = SealedMapping(**{f.name: getattr(sealed, f.name) for f in dataclasses.fields(sealed)})
+    assert public == sealed
+    for field in dataclasses.fields(sealed):
+        assert type(getattr(public, field.name)) is type(getattr(sealed, field.name))
+    verify_mapping(KEY, public)
 
 
 def test_wrong_key_is_told_apart() -> None:

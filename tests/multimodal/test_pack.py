@@ -14,6 +14,7 @@ from pytest_openmed.multimodal import (
     MediaType,
     Observation,
     SourceAsset,
+    SourceReference,
     ValidationCase,
     ValidationPack,
     ValidationTask,
@@ -301,3 +302,10 @@ def test_reprs_show_no_values() -> None:
         assert "canary" not in text
         assert "sha256" not in text
         assert "cand-" not in text
+
+
+def test_case_references_equal_the_public_constructors_references() -> None:
+    """A case builds its source references from its checked assets without checking again."""
+    case = make_case(3)
+    assert case.references == tuple(SourceReference(a.digest, a.media_type) for a in case.assets)
+    assert all(type(r.media_type) is MediaType for r in case.references)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -36,6 +37,19 @@ def test_prepared_review_has_one_packet_per_unit_and_a_sealed_mapping() -> None:
     assert prepared.mapping.pack_digest == pack.digest
     assert prepared.mapping.reviewer_digest == reviewer(1).digest
     verify_review_evidence(pack, reviewer(1), prepared.mapping, prepared.packets, KEY)
+
+
+def test_prepared_packets_equal_the_public_constructors_packets() -> None:
+    """prepare_review builds packets without re-checking the pack's own values."""
+    pack = make_pack(3)
+    for packet in prepare_review(pack, reviewer(1), key=KEY).packets:
+        public = ReviewPacket(
+            **{f.name: getattr(packet, f.name) for f in dataclasses.fields(packet) if f.init}
+        )
+        assert public == packet and public.digest == packet.digest
+        for field in dataclasses.fields(packet):
+            assert getattr(public, field.name) == getattr(packet, field.name), field.name
+        assert type(packet.outputs) is type(public.outputs)
 
 
 def test_recused_reviewer_cannot_receive_a_review() -> None:
