@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -398,12 +399,14 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
     counts = [0] * len(arrays)
     if not filled:
         return counts, 0
-    joined = b"," + b",".join(text for _, text in filled) + b","
+    texts = [text for _, text in filled]
+    size = sum(map(len, texts)) + len(texts) + 1  # ',' before, between and after
+    joined = b",".join([b"", *texts, bytes(-size % _Packed.WIDTH)])  # see _Packed
     if b"\t" in joined or b"\n" in joined or b"\r" in joined:
-        joined = _SPACE_RUN.sub(b" ", joined.translate(_OTHER_WHITESPACE))
-    longest = _is_number_list(joined)
+        joined, size = _padded(_SPACE_RUN.sub(b" ", joined[:size].translate(_OTHER_WHITESPACE)))
+    longest = _is_number_list(joined, size)
     if longest is None and b"  " in joined:  # a longer run of whitespace stands for one space
-        longest = _is_number_list(_SPACE_RUN.sub(b" ", joined))
+        longest = _is_number_list(*_padded(_SPACE_RUN.sub(b" ", joined[:size])))
     if longest is None:
         return None
     for index, text in filled:
@@ -411,8 +414,10 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
     return counts, longest
 
 
-def _is_number_list(text: bytes) -> int | None:
-    """A bound on the digit runs of ``text`` if it matches :data:`_NUMBER_LIST`, else ``None``.
+def _is_number_list(text: bytes, size: int) -> int | None:
+    """A bound on the digit runs of ``text[:size]`` if it is a :data:`_NUMBER_LIST`, else ``None``.
+
+    ``text`` is padded with zero bytes to whole words (:class:`_Packed`).
 
     Each rule of the grammar is a comparison of byte masks shifted against each
     other, so numpy runs it over the whole text with no Python call per number.
@@ -430,43 +435,40 @@ def _is_number_list(text: bytes) -> int | None:
       The look-back reaches over up to ``2**_REACH - 1`` digits; a text where a
       '.' or 'e' follows a longer run is matched with the regular expression.
     """
-    import numpy as np
 
-    packed = _Packed(len(text))
-    r = packed.pad(text)
-    digit = packed((r - np.uint8(48)) < 10)  # bytes below '0' wrap around to large values
-    comma, space, minus, plus, point, zero = (packed(r == byte) for byte in b", -+.0")
-    exp = packed((r | np.uint8(32)) == ord("e"))
-    start, sign, between = digit | minus, minus | plus, comma | space
+    packed = _Packed(text, size)
+    digit, exp = packed.within(ord("0"), ord("9")), packed.equal(ord("e"), ord("E"))
+    comma, space, minus, plus, point, zero = (packed.equal(byte) for byte in b", -+.0")
     later, earlier = packed.later, packed.earlier
-    bad = packed.inner(comma) & ~later(start | space)
-    bad |= space & ~later(start | comma)
-    bad |= digit & ~later(digit | point | exp | between)
-    bad |= (sign | point) & ~later(digit)
-    bad |= exp & ~later(digit | sign)
-    bad |= plus & ~earlier(exp)
+    n_digit, n_minus, n_space, n_comma = later(digit), later(minus), later(space), later(comma)
+    p_digit, p_comma, p_space, p_exp = earlier(digit), earlier(comma), earlier(space), earlier(exp)
+    sign, n_start, between = minus | plus, n_digit | n_minus, p_comma | p_space
+    bad = packed.inner(comma) & ~(n_start | n_space)  # a number starts with a digit or '-'
+    bad |= space & ~(n_start | n_comma)
+    bad |= digit & ~(n_digit | later(point | exp) | n_comma | n_space)
+    bad |= (sign | point) & ~n_digit
+    bad |= exp & ~(n_digit | later(sign))
+    bad |= plus & ~p_exp
     # Three and four bytes: a space inside a number or alone between commas; 01 and -01.
-    bad |= space & ((earlier(digit) & later(start)) | (earlier(comma) & later(comma)))
-    bad |= zero & earlier(between) & later(digit)
-    bad |= minus & earlier(between) & later(zero) & later(digit, 2)
+    bad |= space & ((p_digit & n_start) | (p_comma & n_comma))
+    bad |= zero & between & n_digit
+    bad |= minus & between & later(zero) & later(n_digit)
     if bad.any():
         return None
     # Looking back from each byte over digits: has a '.' been seen, an 'e' or its sign?
     # Without any 'e' only the '.'s are followed, over the shorter integer parts.
     has_exp = bool(exp.any())
     seen_point = earlier(point)
-    seen_exp = earlier(exp | (sign & earlier(exp))) if has_exp else None
-    reach = earlier(digit)  # where the bytes looked back over are all digits
+    seen_exp = p_exp | earlier(sign & p_exp) if has_exp else None
+    reach = p_digit  # where the bytes looked back over are all digits
     for round_ in range(_REACH if has_exp else _REACH_WITHOUT_EXPONENT):
         step = 1 << round_
         seen_point |= earlier(seen_point, step) & reach
         if seen_exp is not None:
             seen_exp |= earlier(seen_exp, step) & reach
-        reach &= earlier(reach, step)
+        reach = reach & earlier(reach, step)
     if (reach & (point | exp)).any():
-        if _NUMBER_LIST.fullmatch(text) is None:
-            return None
-        return max(map(len, _DIGIT_RUN.findall(text)))
+        return _exact_number_list(text[:size])
     if seen_exp is not None:
         seen_point |= seen_exp
         if (exp & seen_exp).any():
@@ -478,8 +480,25 @@ def _is_number_list(text: bytes) -> int | None:
     return 2 * _Packed.WIDTH - 2
 
 
+def _exact_number_list(text: bytes) -> int | None:
+    """:func:`_is_number_list` by the regular expression (a '.' or 'e' after a long digit run)."""
+    if _NUMBER_LIST.fullmatch(text) is None:
+        return None
+    return max(map(len, _DIGIT_RUN.findall(text)))
+
+
+def _padded(text: bytes) -> tuple[bytes, int]:
+    """``text`` with zero bytes up to a whole number of words (:class:`_Packed`), and its size."""
+    return text + bytes(-len(text) % _Packed.WIDTH), len(text)
+
+
 class _Packed:
     """Byte masks of one text packed into 64-bit words: bit ``i % 64`` of word ``i // 64``.
+
+    The text is padded with zero bytes (in no mask) to a whole number of words;
+    ``size`` is its length without them.  Each mask is computed into a reused
+    scratch row and packed at once (:func:`_scratch_row`), so a check allocates
+    no array as large as the text.
 
     ``later(m, k)`` holds at byte ``i`` what ``m`` holds at ``i + k``, and
     ``earlier`` what it holds at ``i - k`` (false beyond either end).  A run of
@@ -489,22 +508,30 @@ class _Packed:
     WIDTH = 64
     FULL = (1 << 64) - 1
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, text: bytes, size: int) -> None:
+        import numpy as np
+
+        self.bytes = np.frombuffer(text, dtype=np.uint8)
         self.size = size
 
-    def pad(self, text: bytes) -> Any:
-        """The bytes of ``text`` as numpy bytes, zero-padded to whole words."""
+    def equal(self, *values: int) -> Any:
+        """Where the byte is one of ``values``."""
         import numpy as np
 
-        padded = np.zeros(-(-self.size // self.WIDTH) * self.WIDTH, dtype=np.uint8)
-        padded[: self.size] = np.frombuffer(text, dtype=np.uint8)
-        return padded
+        row, other = _scratch_rows(len(self.bytes))
+        np.equal(self.bytes, values[0], out=row)
+        for value in values[1:]:
+            row |= np.equal(self.bytes, value, out=other)
+        return np.packbits(row, bitorder="little").view("<u8")
 
-    def __call__(self, mask: Any) -> Any:
-        """Pack a boolean mask of the padded bytes."""
+    def within(self, low: int, high: int) -> Any:
+        """Where the byte lies in ``low..high``."""
         import numpy as np
 
-        return np.packbits(mask, bitorder="little").view("<u8")
+        row, other = _scratch_rows(len(self.bytes))
+        np.greater_equal(self.bytes, low, out=row)
+        row &= np.less_equal(self.bytes, high, out=other)
+        return np.packbits(row, bitorder="little").view("<u8")
 
     def inner(self, bits: Any) -> Any:
         """``bits`` without its last byte (which no byte follows)."""
@@ -524,6 +551,27 @@ class _Packed:
         result = bits << step
         result[1:] |= bits[:-1] >> (64 - step)
         return result
+
+
+#: Scratch rows kept between checks (per thread), up to this many bytes a row.
+_KEPT_SCRATCH = 1 << 20
+_SCRATCH = threading.local()
+
+
+def _scratch_rows(size: int) -> Any:
+    """Two boolean rows of ``size``, reused between checks of texts up to 1 MiB.
+
+    Fresh memory for each mask of each check costs more than the rules (the
+    pages are faulted in anew each time); a row that is kept is not.
+    """
+    import numpy as np
+
+    rows = getattr(_SCRATCH, "rows", None)
+    if rows is None or rows.shape[1] < size:
+        rows = np.empty((2, size), dtype=bool)
+        if size <= _KEPT_SCRATCH:
+            _SCRATCH.rows = rows
+    return rows[:, :size]
 
 
 def _finite(text: bytes, longest: int) -> bool:

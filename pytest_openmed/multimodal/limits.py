@@ -55,6 +55,10 @@ def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
     Raises :class:`LimitExceeded` with the caller's fixed ``message`` when there
     are more; strings, bytes and mappings are not accepted as sequences.
     """
+    if type(items) is tuple:  # finite and immutable already: only its length is checked
+        if len(items) > limit:
+            raise LimitExceeded(message)
+        return items
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
         raise InvalidInput("a sequence was expected")
     return tuple(bounded(items, limit, lambda: LimitExceeded(message)))

@@ -29,3 +29,16 @@ def test_consumes_at_most_limit_plus_one(limit: int, size: int) -> None:
 def test_strings_mappings_and_scalars_are_not_sequences(value: object) -> None:
     with pytest.raises(InvalidInput):
         materialise(value, 10, "fixed")
+
+
+@settings(max_examples=100, deadline=None)
+@given(limit=st.integers(0, 50), size=st.integers(0, 80))
+def test_a_tuple_is_refused_or_kept_like_any_sequence(limit: int, size: int) -> None:
+    items = tuple(range(size))
+    if size > limit:
+        with pytest.raises(LimitExceeded, match="fixed"):
+            materialise(items, limit, "fixed")
+        with pytest.raises(LimitExceeded, match="fixed"):
+            materialise(list(items), limit, "fixed")
+    else:
+        assert materialise(items, limit, "fixed") == materialise(list(items), limit, "fixed")
