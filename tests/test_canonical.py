@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 from pathlib import Path
 
@@ -94,3 +96,22 @@ def test_atomic_write_replaces_and_hides_the_path(tmp_path: Path) -> None:
 def test_finite_float_refuses_non_numbers(value: object) -> None:
     with pytest.raises((TypeError, ValueError)):
         c.finite_float(value, "rate")
+
+
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.lists(st.text(max_size=80), max_size=4), min_size=1, max_size=5))
+def test_one_signer_signs_as_the_one_shot_hmac(values: list[list[str]]) -> None:
+    """A Signer computes its key schedule once; every value gets the same MAC as alone."""
+    key = b"k" * 32
+    signer = c.Signer(key)
+    for value in values:
+        message = b"domain\x00" + c.canonical_bytes(value)
+        expected = "sha256:" + hmac.new(key, message, hashlib.sha256).hexdigest()
+        assert signer.digest("domain", value) == c.hmac_digest(key, "domain", value) == expected
+        assert signer.matches("domain", value, expected)
+        assert not signer.matches("other", value, expected)
+
+
+def test_a_signer_shows_no_key() -> None:
+    canary = b"CANARY-KEY-" + b"7" * 32
+    assert "CANARY" not in repr(c.Signer(canary)) and "7777" not in repr(c.Signer(canary))

@@ -401,7 +401,7 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
         return counts, 0
     texts = [text for _, text in filled]
     size = sum(map(len, texts)) + len(texts) + 1  # ',' before, between and after
-    joined = b",".join([b"", *texts, bytes(-size % _Packed.WIDTH)])  # see _Packed
+    joined = original = b",".join([b"", *texts, bytes(-size % _Packed.WIDTH)])  # see _Packed
     if b"\t" in joined or b"\n" in joined or b"\r" in joined:
         joined, size = _padded(_SPACE_RUN.sub(b" ", joined[:size].translate(_OTHER_WHITESPACE)))
     longest = _is_number_list(joined, size)
@@ -409,20 +409,23 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
         longest = _is_number_list(*_padded(_SPACE_RUN.sub(b" ", joined[:size])))
     if longest is None:
         return None
+    commas, _ = _scratch_rows(len(original))
+    np.equal(np.frombuffer(original, dtype=np.uint8), ord(","), out=commas)
+    start = 1  # each text follows a comma of its own
     for index, text in filled:
-        counts[index] = int(np.count_nonzero(np.frombuffer(text, dtype=np.uint8) == 44)) + 1
+        counts[index] = int(np.count_nonzero(commas[start : start + len(text)])) + 1
+        start += len(text) + 1
     return counts, longest
 
 
 def _is_number_list(text: bytes, size: int) -> int | None:
     """A bound on the digit runs of ``text[:size]`` if it is a :data:`_NUMBER_LIST`, else ``None``.
 
-    ``text`` is padded with zero bytes to whole words (:class:`_Packed`).
-
     Each rule of the grammar is a comparison of byte masks shifted against each
     other, so numpy runs it over the whole text with no Python call per number.
-    The masks are packed 64 bytes to a word (:class:`_Packed`), so each rule
-    costs a few operations on an eighth of the bytes:
+    The masks are packed 64 bytes to a word (:class:`_Packed`; ``text`` is
+    padded with zero bytes to whole words), so each rule costs a few operations
+    on an eighth of the bytes:
 
     * every byte is followed by one that may follow it: a number starts with a
       digit or '-'; '-', '+' and '.' are followed by a digit; after 'e', a digit
@@ -435,10 +438,13 @@ def _is_number_list(text: bytes, size: int) -> int | None:
       The look-back reaches over up to ``2**_REACH - 1`` digits; a text where a
       '.' or 'e' follows a longer run is matched with the regular expression.
     """
-
     packed = _Packed(text, size)
-    digit, exp = packed.within(ord("0"), ord("9")), packed.equal(ord("e"), ord("E"))
-    comma, space, minus, plus, point, zero = (packed.equal(byte) for byte in b", -+.0")
+    digit = packed.within(ord("0"), ord("9"))
+    comma, space, minus, point, zero = (packed.equal(byte) for byte in b", -.0")
+    # Most documents write no exponent: their 'e' and '+' masks are empty.
+    has_exp = b"e" in text or b"E" in text
+    exp = packed.equal(ord("e"), ord("E")) if has_exp else packed.none()
+    plus = packed.equal(ord("+")) if has_exp or b"+" in text else packed.none()
     later, earlier = packed.later, packed.earlier
     n_digit, n_minus, n_space, n_comma = later(digit), later(minus), later(space), later(comma)
     p_digit, p_comma, p_space, p_exp = earlier(digit), earlier(comma), earlier(space), earlier(exp)
@@ -457,7 +463,6 @@ def _is_number_list(text: bytes, size: int) -> int | None:
         return None
     # Looking back from each byte over digits: has a '.' been seen, an 'e' or its sign?
     # Without any 'e' only the '.'s are followed, over the shorter integer parts.
-    has_exp = bool(exp.any())
     seen_point = earlier(point)
     seen_exp = p_exp | earlier(sign & p_exp) if has_exp else None
     reach = p_digit  # where the bytes looked back over are all digits
@@ -497,7 +502,7 @@ class _Packed:
 
     The text is padded with zero bytes (in no mask) to a whole number of words;
     ``size`` is its length without them.  Each mask is computed into a reused
-    scratch row and packed at once (:func:`_scratch_row`), so a check allocates
+    scratch row and packed at once (:func:`_scratch_rows`), so a check allocates
     no array as large as the text.
 
     ``later(m, k)`` holds at byte ``i`` what ``m`` holds at ``i + k``, and
@@ -523,6 +528,12 @@ class _Packed:
         for value in values[1:]:
             row |= np.equal(self.bytes, value, out=other)
         return np.packbits(row, bitorder="little").view("<u8")
+
+    def none(self) -> Any:
+        """The empty mask."""
+        import numpy as np
+
+        return np.zeros(len(self.bytes) // self.WIDTH, dtype="<u8")
 
     def within(self, low: int, high: int) -> Any:
         """Where the byte lies in ``low..high``."""

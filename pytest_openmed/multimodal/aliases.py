@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_openmed._canonical import hmac_digest, hmac_matches, is_digest
+from pytest_openmed._canonical import Signer, hmac_digest, hmac_matches, is_digest
 
 from ._checked import build_checked
 from ._structure import array, document, envelope, fields, malformed
@@ -60,11 +60,12 @@ def assign_aliases(
 ) -> tuple[AliasRow, ...]:
     """Per unit, the candidate digests shown as ``A`` and as ``B`` to this reviewer."""
     count = len(unit_digests)
+    signer = Signer(key)
     order = sorted(
         range(count),
-        key=lambda unit: hmac_digest(key, ALIAS_DOMAIN, [identity_digest, unit_digests[unit]]),
+        key=lambda unit: signer.digest(ALIAS_DOMAIN, [identity_digest, unit_digests[unit]]),
     )
-    parity = int(hmac_digest(key, PARITY_DOMAIN, identity_digest)[-1], 16) & 1
+    parity = int(signer.digest(PARITY_DOMAIN, identity_digest)[-1], 16) & 1
     first_as_a = count // 2 + (count % 2) * parity
     first, second = candidate_digests
     table: list[AliasRow] = [(first, second)] * count

@@ -155,19 +155,19 @@ def assess_validation(
     review_list = _checked_reviews(pack, reviews, key)
     candidates = tuple(c.digest for c in pack.candidates)
 
-    def originals(unit: int, candidate_digest: str) -> list[PacketRating]:
-        return [
-            review.rating_for(
-                review.prepared.packets[unit], review.mapping.alias_for(unit, candidate_digest)
-            )
+    # Every reviewer's original rating of each candidate in each unit.
+    originals: dict[tuple[int, str], list[PacketRating]] = {
+        (unit, digest): [
+            review.rating_for(review.prepared.packets[unit], review.mapping.alias_for(unit, digest))
             for review in review_list
         ]
-
-    conflicts = {
-        (unit, digest): frozenset(r.digest for r in ratings)
         for unit in range(len(pack.cases))
         for digest in candidates
-        if needs_adjudication(ratings := originals(unit, digest))
+    }
+    conflicts = {
+        slot: frozenset(r.digest for r in ratings)
+        for slot, ratings in originals.items()
+        if needs_adjudication(ratings)
     }
     adjudication_list = materialise(
         adjudications, MAX_ADJUDICATIONS, "an assessment accepts at most 512 adjudications"
@@ -178,7 +178,7 @@ def assess_validation(
     units = tuple(
         resolve_unit(
             case.slice,
-            originals(unit, candidate.digest),
+            originals[(unit, candidate.digest)],
             settled.get((unit, candidate.digest)),
             case.observation(candidate.name),
         )

@@ -127,11 +127,15 @@ def freeze_object(value: object, *, max_bytes: int) -> FrozenJson:
     return FrozenJson(value, max_bytes=max_bytes)
 
 
+#: Leaf types copied as they are (a float is checked for finiteness first).
+_LEAVES = frozenset({type(None), bool, str, int})
+
+
 def _plain(value: object, depth: int, counter: list[int]) -> Any:
     counter[0] += 1
     if counter[0] > MAX_JSON_NODES:
         raise LimitExceeded("a JSON object holds too many nodes")
-    if value is None or type(value) is bool or type(value) is str or type(value) is int:
+    if type(value) in _LEAVES:
         return value
     if type(value) is float:
         if not math.isfinite(value):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import digest_json, hmac_digest, hmac_matches, is_digest, require_key
+from pytest_openmed._canonical import Signer, digest_json, is_digest, require_key
 from pytest_openmed.errors import InvalidArgument
 
 from ._checked import build_checked
@@ -248,11 +248,15 @@ def prepare_review(
     )
     mapping = seal_mapping(key, pack.digest, reviewer.digest, reviewer.identity_digest, aliases)
     names = {c.digest: c.name for c in pack.candidates}
+    signer = Signer(key)
     packets = []
     for unit, (case, row) in enumerate(zip(pack.cases, aliases, strict=True)):
         packets.append(
             _packet_of_checked_pack(
-                nonce=_nonce(key, pack.digest, reviewer.identity_digest, case.unit_digest),
+                nonce=signer.digest(
+                    NONCE_DOMAIN,
+                    _nonce_input(pack.digest, reviewer.identity_digest, case.unit_digest),
+                ),
                 pack_digest=pack.digest,
                 task=pack.task,
                 unit=unit,
@@ -296,10 +300,6 @@ def _nonce_input(pack_digest: str, identity_digest: str, unit_digest: str) -> li
     return [pack_digest, identity_digest, unit_digest]
 
 
-def _nonce(key: bytes, pack_digest: str, identity_digest: str, unit_digest: str) -> str:
-    return hmac_digest(key, NONCE_DOMAIN, _nonce_input(pack_digest, identity_digest, unit_digest))
-
-
 def verify_review_evidence(
     pack: ValidationPack,
     reviewer: ReviewerQualification,
@@ -325,14 +325,15 @@ def verify_review_evidence(
     names = {c.digest: c.name for c in pack.candidates}
     if any(set(row) != set(names) for row in mapping.aliases):
         raise StaleEvidence()
+    signer = Signer(key)
     for packet in packets:
-        if not _packet_matches(pack, key, mapping, names, packet):
+        if not _packet_matches(pack, signer, mapping, names, packet):
             raise StaleEvidence()
 
 
 def _packet_matches(
     pack: ValidationPack,
-    key: bytes,
+    signer: Signer,
     mapping: SealedMapping,
     names: Mapping[str, str],
     packet: ReviewPacket,
@@ -355,8 +356,7 @@ def _packet_matches(
         and packet.frozen_context.digest == case.frozen_context.digest
         and packet.outputs["A"].digest == case.observation(names[first]).blinded.digest
         and packet.outputs["B"].digest == case.observation(names[second]).blinded.digest
-        and hmac_matches(
-            key,
+        and signer.matches(
             NONCE_DOMAIN,
             _nonce_input(pack.digest, mapping.identity_digest, case.unit_digest),
             packet.nonce,

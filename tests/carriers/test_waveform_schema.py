@@ -236,6 +236,19 @@ def test_check_agrees_with_the_schema_on_arbitrary_number_characters(
     assert is_waveform_json(text) is _expected(text)
 
 
+@pytest.mark.parametrize(
+    "layout", [{}, {"indent": 2}, {"indent": "\t"}, {"separators": (" ,\n ", ":")}]
+)
+def test_every_lead_is_counted_in_any_layout(layout: dict[str, Any]) -> None:
+    """Whitespace between numbers is folded for the check; each lead is still counted exactly."""
+    leads = [{"name": name, "samples": [0.5] * (40 + k)} for k, name in enumerate(("I", "II"))]
+    uneven = {"format": WAVEFORM_FORMAT, "sampling_rate_hz": 500, "units": "mV", "leads": leads}
+    with pytest.raises(CorruptAsset):
+        check_waveform_json(json.dumps(uneven, **layout).encode())
+    even = {**uneven, "leads": [{**lead, "samples": [0.5] * 40} for lead in leads]}
+    assert check_waveform_json(json.dumps(even, **layout).encode()).n_samples == 40
+
+
 @pytest.mark.parametrize("offset", range(0, 140, 3))
 @pytest.mark.parametrize(
     ("tail", "valid"),
