@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import time
-from collections.abc import Callable
 from typing import Any
+
+from _timing import median_ms
 
 from pytest_openmed.report.html import render_html
 
@@ -105,16 +104,6 @@ def synthetic_report(verdicts: int) -> dict[str, Any]:
         "waivers": [],
         "extensions": {},
     }
-
-
-def median_ms(action: Callable[[], object], repeat: int) -> float:
-    action()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return 1000.0 * statistics.median(times)
 
 
 def main() -> None:

@@ -2,11 +2,11 @@
 
 Run ``python benchmarks/resource_bounds.py``.  Every case is an asset within
 the pack limits (≤ 4 MiB) built by ``development.sources.oversized`` (or a
-generated development source).  Each is run once in its own subprocess, so its
-peak RSS (``VmHWM`` of ``/proc/self/status``, imports included; Linux) is that
-run's alone.  Beside it, the
-same subprocess shape runs a *plain baseline*: import the component, then read
-only the header with the plain library (Pillow ``Image.open``, pydicom
+generated development source).  Each is run once in its own subprocess
+(``development.peak_memory``), so its peak RSS (``VmHWM`` of
+``/proc/self/status``, imports included; Linux) is that run's alone.  Beside
+it, the same subprocess runs a *plain baseline*: import the component, then
+read only the header with the plain library (Pillow ``Image.open``, pydicom
 ``dcmread(stop_before_pixels=True)``, tifffile ``TiffFile``).  Ratios are
 component / baseline.
 
@@ -19,57 +19,17 @@ every case has its expected outcome and meets the target.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from pytest_openmed.components import MAX_DECODED_PIXELS
+from pytest_openmed.development.peak_memory import PEAK_TARGET_MIB, measure
 from pytest_openmed.development.sources.oversized import (
     declared_dicom,
     declared_png,
     declared_tiff,
 )
 from pytest_openmed.development.sources.wsi import generate_wsi_tiles
-
-TARGET_MIB = 512.0
-
-_CHILD = r"""
-import json, sys, time
-mode, component = sys.argv[1], sys.argv[2]
-asset = sys.stdin.buffer.read()
-import importlib
-module = importlib.import_module("pytest_openmed.components." + component)
-from pytest_openmed.components import ComponentError
-start = time.perf_counter()
-if mode == "run":
-    try:
-        result = module.run(asset)
-        outcome = "abstained" if result.abstained else "ran"
-    except ComponentError as error:
-        outcome = type(error).__name__
-else:
-    import io, warnings
-    warnings.simplefilter("ignore")
-    from pytest_openmed.carriers.dicom import has_dicom_prefix
-    from pytest_openmed.carriers.png import PNG_SIGNATURE
-    if asset.startswith(PNG_SIGNATURE):
-        from PIL import Image
-        Image.open(io.BytesIO(asset)).size
-    elif has_dicom_prefix(asset):
-        import pydicom
-        pydicom.dcmread(io.BytesIO(asset), stop_before_pixels=True).Rows
-    else:
-        import tifffile
-        with tifffile.TiffFile(io.BytesIO(asset)) as tif:
-            tif.pages[0].shape
-    outcome = "header read"
-ms = 1000.0 * (time.perf_counter() - start)
-with open("/proc/self/status") as status:  # VmHWM: this process image's peak, not the parent's
-    rss = next(int(line.split()[1]) for line in status if line.startswith("VmHWM")) / 1024.0
-print(json.dumps({"outcome": outcome, "ms": ms, "mib": rss}))
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,17 +72,6 @@ CASES = (
 )
 
 
-def _child(mode: str, component: str, asset: bytes) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", _CHILD, mode, component],
-        input=asset,
-        capture_output=True,
-        check=True,
-    )
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
-
-
 def _matches(expected: str, outcome: str) -> bool:
     if expected == "refused":
         return outcome == "DecodedSizeTooLarge"
@@ -132,7 +81,9 @@ def _matches(expected: str, outcome: str) -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.parse_args()
-    print(f"decoded-pixel budget: {MAX_DECODED_PIXELS} pixels; target peak < {TARGET_MIB:.0f} MiB")
+    print(
+        f"decoded-pixel budget: {MAX_DECODED_PIXELS} pixels; target peak < {PEAK_TARGET_MIB:.0f} MiB"
+    )
     print(
         f"{'case':<32} {'component':<13} {'bytes':>8} {'outcome':<20} {'MiB':>7} {'ms':>8}"
         f"  {'base MiB':>8} {'base ms':>8}  {'MiB x':>5} {'ms x':>6}"
@@ -140,18 +91,19 @@ def main() -> int:
     failures = 0
     for case in CASES:
         asset = case.build()
-        run = _child("run", case.component, asset)
-        base = _child("baseline", case.component, asset)
-        mib, ms = float(run["mib"]), float(run["ms"])  # type: ignore[arg-type]
-        base_mib, base_ms = float(base["mib"]), float(base["ms"])  # type: ignore[arg-type]
-        ok = _matches(case.expected, str(run["outcome"])) and mib < TARGET_MIB
+        run = measure(case.component, asset)
+        base = measure(case.component, asset, mode="baseline")
+        ok = _matches(case.expected, run.outcome) and run.mib < PEAK_TARGET_MIB
         failures += not ok
         print(
-            f"{case.label:<32} {case.component:<13} {len(asset):>8} {run['outcome']!s:<20} "
-            f"{mib:7.1f} {ms:8.1f}  {base_mib:8.1f} {base_ms:8.2f}  "
-            f"{mib / base_mib:5.1f} {ms / max(base_ms, 0.01):6.0f}{'' if ok else '  FAILED'}"
+            f"{case.label:<32} {case.component:<13} {len(asset):>8} {run.outcome:<20} "
+            f"{run.mib:7.1f} {run.ms:8.1f}  {base.mib:8.1f} {base.ms:8.2f}  "
+            f"{run.mib / base.mib:5.1f} {run.ms / max(base.ms, 0.01):6.0f}"
+            f"{'' if ok else '  FAILED'}"
         )
-    print(f"{len(CASES) - failures}/{len(CASES)} cases as expected and under {TARGET_MIB:.0f} MiB")
+    print(
+        f"{len(CASES) - failures}/{len(CASES)} cases as expected and under {PEAK_TARGET_MIB:.0f} MiB"
+    )
     return 0 if failures == 0 else 1
 
 

@@ -33,10 +33,14 @@ def test_the_map_names_the_files_of_every_engine() -> None:
     assert len(paths) >= 30
 
 
+#: Top-level folders of the repository (outside the package) the map may name.
+REPOSITORY_ROOMS = ("tests", "docs", "validation", "benchmarks", PACKAGE.name)
+
+
 def resolve(path: str) -> Path:
-    """A package path (``claims/scoring.py``) or a repository path (``tests/…``)."""
+    """A package path (``claims/scoring.py``) or a repository path (``tests/…``, ``validation/…``)."""
     top = path.split("/", 1)[0]
-    return (PACKAGE.parent if top in ("tests", "docs", PACKAGE.name) else PACKAGE) / path
+    return (PACKAGE.parent if top in REPOSITORY_ROOMS else PACKAGE) / path
 
 
 def test_every_path_in_the_map_exists() -> None:

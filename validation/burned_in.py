@@ -42,6 +42,11 @@ from pytest_openmed.development.sources.burned_in import (
     render_on_background,
 )
 
+if __package__:  # imported as ``validation.burned_in`` (the tests)
+    from validation._report import Report, Target
+else:  # run as ``python validation/burned_in.py``
+    from _report import Report, Target
+
 __all__ = [
     "RealImage",
     "label_tokens",
@@ -320,13 +325,6 @@ def rendered_sources(backgrounds: list[RealImage]) -> Iterator[tuple[str, Any]]:
 # --------------------------------------------------------------------------- report
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
-    name: str
-    figure: str
-    holds: bool
-
-
 def _masked_share(output: Any, shape: tuple[int, int]) -> float:
     masked = np.zeros(shape, dtype=bool)
     for x0, y0, x1, y1 in output.output["regions"]:
@@ -469,15 +467,13 @@ def main(argv: list[str] | None = None) -> int:
         "real-text": lambda: _real_text_targets(configs),
         "rendered": lambda: _rendered_targets(images, configs, args.verbose),
     }
-    failed = 0
+    report = Report()
     for name, section in sections.items():
         if args.only not in (None, name):
             continue
         for target in section():
-            failed += not target.holds
-            print(f"[{'HOLDS' if target.holds else 'FAILS'}] {target.name}: {target.figure}")
-    print(f"{failed} target(s) fail" if failed else "every target holds")
-    return 1 if failed else 0
+            report.add(target)
+    return report.summary()
 
 
 if __name__ == "__main__":

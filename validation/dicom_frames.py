@@ -22,8 +22,6 @@ The exit status is 1 when any target does not hold.
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -38,7 +36,11 @@ from pytest_openmed.components import MAX_ASSET_BYTES, ComponentError
 from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, run
 from pytest_openmed.development.sources.oversized import declared_dicom
 
-PEAK_MIB = 512.0
+if __package__:  # imported as ``validation.dicom_frames`` (the tests)
+    from validation._report import Report, peak_target
+else:  # run as ``python validation/dicom_frames.py``
+    from _report import Report, peak_target
+
 SYNTAX_NAMES = {
     IMPLICIT_VR_LITTLE_ENDIAN: "implicit VR little endian",
     EXPLICIT_VR_LITTLE_ENDIAN: "explicit VR little endian",
@@ -71,15 +73,6 @@ def _dataset(path: Path, *, pixels: bool) -> Any:
             return dataset, (dataset.pixel_array if pixels else None)
         except Exception:
             return None, None
-
-
-class Report:
-    def __init__(self) -> None:
-        self.failed = 0
-
-    def line(self, target: str, figure: str, holds: bool) -> None:
-        self.failed += not holds
-        print(f"{'holds' if holds else 'FAILS':<6} {target:<64} {figure}")
 
 
 def _outcome(asset: bytes, config: Any = CONFIG_A) -> Any:
@@ -182,21 +175,6 @@ def _real(report: Report) -> None:
     )
 
 
-_CHILD = r"""
-import sys
-from pytest_openmed.components import ComponentError, dicom_frames
-asset = sys.stdin.buffer.read()
-try:
-    dicom_frames.run(asset)
-    outcome = "ran"
-except ComponentError as error:
-    outcome = type(error).__name__
-with open("/proc/self/status") as status:
-    mib = next(int(l.split()[1]) for l in status if l.startswith("VmHWM")) / 1024.0
-print(outcome, mib)
-"""
-
-
 def _bounds(report: Report) -> None:
     print("\n== resource bounds: DICOM headers declaring huge images, largest in-limit images")
     cases = {
@@ -212,23 +190,14 @@ def _bounds(report: Report) -> None:
         "1020 frames of 64² 8-bit (4 MiB)": (declared_dicom(1020, 64, 64), "ran"),
     }
     for label, (asset, expected) in cases.items():
-        done = subprocess.run(
-            [sys.executable, "-c", _CHILD], input=asset, capture_output=True, check=True
-        )
-        outcome, mib = done.stdout.decode().split()
-        report.line(
-            f"{label}: {expected}, < {PEAK_MIB:.0f} MiB",
-            f"{outcome}, {float(mib):.0f} MiB peak",
-            outcome == expected and float(mib) < PEAK_MIB,
-        )
+        peak_target(report, label, "dicom_frames", asset, expected)
 
 
 def main() -> int:
     report = Report()
     _real(report)
     _bounds(report)
-    print(f"\n{'all targets hold' if not report.failed else f'{report.failed} target(s) fail'}")
-    return 1 if report.failed else 0
+    return report.summary()
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ import json
 import math
 import statistics
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,11 @@ import numpy.typing as npt
 
 from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT, read_waveform
 from pytest_openmed.components import ecg_intervals, ecg_quality
+
+if __package__:  # imported as ``validation.ecg``
+    from validation._report import Report, Target
+else:  # run as ``python validation/ecg.py``
+    from _report import Report, Target
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ecg"
@@ -267,18 +272,11 @@ class Tally:
         return self.true_positive / max(1, self.detected)
 
 
-@dataclass(frozen=True)
-class Line:
-    target: str
-    measured: str
-    holds: bool | None  # None: informational
-
-
 def _pct(part: int, whole: int) -> str:
     return f"{part}/{whole} = {100.0 * part / max(1, whole):.1f} %"
 
 
-def quality_lines(records: list[Reference], label: str) -> list[Line]:
+def quality_lines(records: list[Reference], label: str) -> list[Target]:
     sinus = [r for r in records if r.sinus]
     results = [ecg_quality.run(r.asset, ecg_quality.CONFIG_A) for r in sinus]
     unacceptable = sum(r.output["overall"] == "unacceptable" for r in results)
@@ -302,30 +300,30 @@ def quality_lines(records: list[Reference], label: str) -> list[Line]:
             for flag in entry["flags"]:
                 flags[flag] = flags.get(flag, 0) + 1
     return [
-        Line(
+        Target(
             f"{label}: unacceptable ≤ 5 % of sinus records (A)",
             _pct(unacceptable, len(sinus)),
             unacceptable <= 0.05 * len(sinus),
         ),
-        Line(
+        Target(
             f"{label}: abstention ≤ 5 % of sinus records (A)",
             _pct(abstained, len(sinus)),
             abstained <= 0.05 * len(sinus),
         ),
-        Line(f"{label}: flatline ≤ 1 % of leads", _pct(flat, leads), flat <= 0.01 * leads),
-        Line(
+        Target(f"{label}: flatline ≤ 1 % of leads", _pct(flat, leads), flat <= 0.01 * leads),
+        Target(
             f"{label}: sinus records under 60 bpm not acceptable (A)",
             _pct(brady_bad, len(brady)),
             None,
         ),
-        Line(
+        Target(
             f"{label}: baseline_wander (largest move within 1 s) on sinus leads, mV",
             f"median {np.median(wander):.3f}, 99th pct {np.percentile(wander, 99):.3f}, "
             f"max {max(wander):.3f}; borderline (≥ 0.5) on "
             + _pct(sum(w >= 0.5 for w in wander), len(wander)),
             None,
         ),
-        Line(
+        Target(
             f"{label}: flags on sinus leads",
             ", ".join(f"{k} {v}" for k, v in sorted(flags.items())) or "none",
             None,
@@ -335,7 +333,7 @@ def quality_lines(records: list[Reference], label: str) -> list[Line]:
 
 def interval_lines(
     records: list[Reference], label: str, config: Any, config_name: str, *, delineation: bool
-) -> list[Line]:
+) -> list[Target]:
     tally = Tally()
     errors: dict[str, list[float]] = {name: [] for name in INTERVALS}
     gross_records = evaluated = 0
@@ -384,18 +382,18 @@ def interval_lines(
                 nulls[key] = nulls.get(key, 0) + 1
     tag = f"{label} ({config_name})"
     lines = [
-        Line(
+        Target(
             f"{tag}: R-peak sensitivity ≥ 99.5 %",
             f"{tally.true_positive}/{tally.reference} = {100 * tally.sensitivity:.2f} %",
             tally.sensitivity >= 0.995,
         ),
-        Line(
+        Target(
             f"{tag}: R-peak PPV ≥ 99.5 %",
             f"{tally.true_positive}/{tally.detected} = {100 * tally.ppv:.2f} %",
             tally.ppv >= 0.995,
         ),
-        Line(f"{tag}: abstentions", _pct(abstained, len(records)), None),
-        Line(
+        Target(f"{tag}: abstentions", _pct(abstained, len(records)), None),
+        Target(
             f"{tag}: no physiologically impossible value", f"{impossible} emitted", impossible == 0
         ),
     ]
@@ -404,7 +402,7 @@ def interval_lines(
             values = errors[name]
             mae = statistics.fmean(values) if values else math.inf
             lines.append(
-                Line(
+                Target(
                     f"{tag}: {name} MAE ≤ {MAE_TARGET_MS[name]:g} ms",
                     f"{mae:.1f} ms over {len(values)} records",
                     mae <= MAE_TARGET_MS[name],
@@ -412,7 +410,7 @@ def interval_lines(
             )
             reported, expected = covered[name]
             lines.append(
-                Line(
+                Target(
                     f"{tag}: {name} reported on ≥ {100 * COVERAGE_TARGET:.0f} % of records"
                     " with a reference",
                     _pct(reported, expected),
@@ -420,24 +418,26 @@ def interval_lines(
                 )
             )
         lines.append(
-            Line(
+            Target(
                 f"{tag}: gross errors ≤ 2 % of records",
                 _pct(gross_records, evaluated),
                 gross_records <= 0.02 * evaluated,
             )
         )
         lines.append(
-            Line(f"{tag}: PR reported on sinus records with a reference PR", _pct(*sinus_pr), None)
+            Target(
+                f"{tag}: PR reported on sinus records with a reference PR", _pct(*sinus_pr), None
+            )
         )
         lines.append(
-            Line(
+            Target(
                 f"{tag}: null candidates outside AF/flutter PR, by reason",
                 ", ".join(f"{k} {v}" for k, v in sorted(nulls.items())) or "none",
                 None,
             )
         )
         lines.append(
-            Line(
+            Target(
                 f"{tag}: PR null in ≥ 90 % of AF/flutter records",
                 _pct(atrial_null, atrial),
                 atrial_null >= 0.9 * atrial,
@@ -463,7 +463,7 @@ def implausible(output: Any) -> list[str]:
 # -- generated cases ---------------------------------------------------------------------------
 
 
-def generated_lines(count: int) -> list[Line]:
+def generated_lines(count: int) -> list[Target]:
     from pytest_openmed.development.sources.ecg import generate_ecg_quality
 
     def flagged(result: Any) -> dict[str, set[str]]:
@@ -476,7 +476,7 @@ def generated_lines(count: int) -> list[Line]:
         expected = {k: set(v) for k, v in source.truth["flagged_leads"].items()}
         exact += flagged(ecg_quality.run(source.asset)) == expected
     lines.append(
-        Line(
+        Target(
             "generated adverse slice: every artefact flagged on exactly its leads",
             _pct(exact, count),
             exact == count,
@@ -486,7 +486,7 @@ def generated_lines(count: int) -> list[Line]:
     return lines
 
 
-def _new_artefact_lines(count: int, flagged: Callable[[Any], dict[str, set[str]]]) -> list[Line]:
+def _new_artefact_lines(count: int, flagged: Callable[[Any], dict[str, set[str]]]) -> list[Target]:
     """Disconnected leads and sparse R-top clipping at 40–180 bpm, one lead each."""
     from pytest_openmed.development.sources.ecg import Artefact, generate_ecg_quality
 
@@ -513,7 +513,7 @@ def _new_artefact_lines(count: int, flagged: Callable[[Any], dict[str, set[str]]
             expected = {k: set(v) for k, v in source.truth["flagged_leads"].items()}
             exact += bool(expected) and flagged(ecg_quality.run(source.asset)) == expected
         lines.append(
-            Line(
+            Target(
                 f"generated, 40-180 bpm: {label} flagged on that lead only",
                 _pct(exact, count),
                 exact == count,
@@ -525,7 +525,7 @@ def _new_artefact_lines(count: int, flagged: Callable[[Any], dict[str, set[str]]
 # -- lead-count dependence ---------------------------------------------------------------------
 
 
-def lead_count_lines(records: list[Reference]) -> list[Line]:
+def lead_count_lines(records: list[Reference]) -> list[Target]:
     """QRS / QT mean absolute error with 12 leads, the six limb leads, and lead II alone."""
     lines = []
     for label, subset in (
@@ -548,20 +548,11 @@ def lead_count_lines(records: list[Reference]) -> list[Line]:
         text = ", ".join(
             f"{name} {statistics.fmean(v):.1f} ms (n={len(v)})" for name, v in errors.items() if v
         )
-        lines.append(Line(f"lead-count dependence, sinus LUDB, {label} (A): MAE", text, None))
+        lines.append(Target(f"lead-count dependence, sinus LUDB, {label} (A): MAE", text, None))
     return lines
 
 
 # -- main --------------------------------------------------------------------------------------
-
-
-def _print(lines: Iterator[Line] | list[Line]) -> bool:
-    ok = True
-    for line in lines:
-        verdict = "info" if line.holds is None else ("holds" if line.holds else "FAILS")
-        print(f"{verdict:6} | {line.target} | {line.measured}")
-        ok = ok and line.holds is not False
-    return ok
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -576,7 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     ludb = read_ludb(ludb_dir, 1, 100)
     mitbih = read_mitbih(mit_dir)
-    lines: list[Line] = []
+    lines: list[Target] = []
     lines += quality_lines(ludb, "LUDB 1-100")
     lines += quality_lines(mitbih, "MIT-BIH 100 (10 s windows)")
     for name, config in (("A", ecg_intervals.CONFIG_A), ("B", ecg_intervals.CONFIG_B)):
@@ -585,9 +576,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_lead_count:
         lines += lead_count_lines(ludb)
     lines += generated_lines(args.generated)
-    ok = _print(lines)
-    print("all targets hold" if ok else "some targets FAIL")
-    return 0 if ok else 1
+    report = Report()
+    for line in lines:
+        report.add(line)
+    return report.summary()
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,11 @@ from pytest_openmed.development.sources.forms import (
     INKS,
     generate_form_grounding,
 )
+
+if __package__:  # imported as ``validation.forms``
+    from validation._report import Report
+else:  # run as ``python validation/forms.py``
+    from _report import Report
 
 #: The largest share of clean-page fields CONFIG_A may abstain on.
 MAX_CLEAN_ABSTENTION = 0.10
@@ -144,7 +149,8 @@ def _sweep(pages: int, seed: int, fonts: list[str | None], scan: Any) -> _Tally:
     return tally
 
 
-def _table(tally: _Tally, verdict: Callable[[bool], str]) -> None:
+def _table(tally: _Tally, report: Report) -> None:
+    """One row per ink and acquisition; the verdict column counts in ``report``."""
     print(
         f"  {'ink':<11}{'acquisition':<12}{'fields':>7}{'A wrong':>9}{'B wrong':>9}"
         f"{'A abst.':>9}{'B abst.':>9}  verdict"
@@ -156,8 +162,18 @@ def _table(tally: _Tally, verdict: Callable[[bool], str]) -> None:
             print(
                 f"  {ink:<11}{acquisition:<12}{tally.fields[a]:>7}{tally.wrong[a]:>9}"
                 f"{tally.wrong[b]:>9}{tally.abstained[a] / tally.fields[a]:>9.1%}"
-                f"{tally.abstained[b] / tally.fields[b]:>9.1%}  {verdict(ok)}"
+                f"{tally.abstained[b] / tally.fields[b]:>9.1%}  {report.verdict(ok)}"
             )
+
+
+def _clean_abstention(report: Report, target: str, tally: _Tally) -> None:
+    clean = ("A", "dark", "clean")
+    share = tally.abstained[clean] / tally.fields[clean]
+    report.line(
+        f"{target} (target <= {MAX_CLEAN_ABSTENTION:.0%})",
+        f"{tally.abstained[clean]} of {tally.fields[clean]} fields = {share:.1%}",
+        share <= MAX_CLEAN_ABSTENTION,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,18 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     fonts = _fonts()
     print(f"fonts: {', '.join(Path(f).stem if f else 'Pillow bundled' for f in fonts)}")
-    failures = 0
-
-    def verdict(ok: bool) -> str:
-        nonlocal failures
-        failures += not ok
-        return "holds" if ok else "FAILS"
-
+    report = Report()
     tally = _sweep(args.pages, args.seed, fonts, None)
     pages = args.pages * len(INKS) * len(ACQUISITIONS)
     print(f"pages: {pages} ({args.pages} per ink x acquisition), both configurations\n")
     print("confidently wrong fields (target 0), by ink / acquisition:")
-    _table(tally, verdict)
+    _table(tally, report)
     print()
     for kind, label in (
         ("placeholder", "empty boxes with a printed placeholder"),
@@ -189,21 +199,16 @@ def main(argv: list[str] | None = None) -> int:
     ):
         for name in CONFIGS:
             figure = tally.special_wrong[(name, kind)]
-            print(
-                f"{label}, CONFIG_{name}: {figure} of {tally.special_total[kind]} confidently "
-                f"wrong (target 0): {verdict(figure == 0)}"
+            report.line(
+                f"{label}, CONFIG_{name}: confidently wrong (target 0)",
+                f"{figure} of {tally.special_total[kind]}",
+                figure == 0,
             )
-    clean = ("A", "dark", "clean")
-    share = tally.abstained[clean] / tally.fields[clean]
-    print(
-        f"CONFIG_A abstention on clean pages: {tally.abstained[clean]} of {tally.fields[clean]} "
-        f"fields = {share:.1%} (target <= {MAX_CLEAN_ABSTENTION:.0%}): "
-        f"{verdict(share <= MAX_CLEAN_ABSTENTION)}"
-    )
+    _clean_abstention(report, "CONFIG_A abstention on clean pages", tally)
     scan = _paper_scan()
     print()
     if scan is None:
-        print(f"real paper: scikit-image is not installed (the dev extra): {verdict(False)}")
+        report.line("real paper", "scikit-image is not installed (the dev extra)", False)
     else:
         paper = _sweep(args.paper_pages, args.seed, fonts, scan)
         pages = args.paper_pages * len(INKS) * len(ACQUISITIONS)
@@ -211,15 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             f"on real paper (scikit-image's photographed page: shading, grain, bleed-through): "
             f"{pages} pages\nconfidently wrong fields (target 0), by ink / acquisition:"
         )
-        _table(paper, verdict)
-        share = paper.abstained[clean] / paper.fields[clean]
-        print(
-            f"CONFIG_A abstention on clean pages on real paper: {paper.abstained[clean]} of "
-            f"{paper.fields[clean]} fields = {share:.1%} (target <= {MAX_CLEAN_ABSTENTION:.0%}): "
-            f"{verdict(share <= MAX_CLEAN_ABSTENTION)}"
-        )
-    print(f"\n{failures} target(s) failed" if failures else "\nevery target holds")
-    return 1 if failures else 0
+        _table(paper, report)
+        _clean_abstention(report, "CONFIG_A abstention on clean pages on real paper", paper)
+    return report.summary()
 
 
 if __name__ == "__main__":

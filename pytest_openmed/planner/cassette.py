@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
-from pytest_openmed.contract import INJECTION_ITEMS
+from pytest_openmed.contract import INJECTION_ITEMS, locate_input_error
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
@@ -59,6 +59,8 @@ QUALIFICATION_RUN = "qualification"
 _RUNS = (QUALIFICATION_RUN, *INJECTION_ITEMS)
 _MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
+#: Which input a refusal while reading a cassette names (the gate-file key, as ``claims input``).
+_WHERE = "cassette input"
 
 
 class CassetteError(InputRefused):
@@ -144,57 +146,91 @@ class Cassette:
         return f"Cassette({self.dialect!r}, runs={len(self.runs)})"
 
 
-def _invalid(what: str) -> CassetteError:
-    return CassetteError(f"not a valid planner cassette ({what})")
+def _invalid(what: str, where: str = "") -> CassetteError:
+    """The fixed refusal of rule ``what``, located at ``where`` (a line or a key path)."""
+    error = CassetteError(f"not a valid planner cassette ({what})")
+    if where:
+        locate_input_error(error, where)
+    return error
 
 
-def _exchange(data: object) -> Exchange:
+def _exchange(data: object, where: str) -> Exchange:
     keys = {"scenario_id", "turn", "request_digest", "raised", "response"}
     if type(data) is not dict or set(data) != keys:
-        raise _invalid("each exchange has exactly: " + ", ".join(sorted(keys)))
+        raise _invalid("each exchange has exactly: " + ", ".join(sorted(keys)), where)
     scenario_id, turn = data["scenario_id"], data["turn"]
     if type(scenario_id) is not str or scenario_id not in SCENARIO_IDS:
-        raise _invalid("scenario_id must be one of the six scenario ids")
+        raise _invalid(
+            "scenario_id must be one of the six scenario ids", f"{where}, key 'scenario_id'"
+        )
     if type(turn) is not int or not 0 <= turn < MAX_TURNS:
-        raise _invalid("turn must be 0, 1 or 2")
+        raise _invalid("turn must be 0, 1 or 2", f"{where}, key 'turn'")
     if not is_digest(data["request_digest"]):
-        raise _invalid("request_digest must be a sha256 digest")
+        raise _invalid("request_digest must be a sha256 digest", f"{where}, key 'request_digest'")
     if type(data["raised"]) is not bool or (data["raised"] and data["response"] is not None):
-        raise _invalid("raised must be a boolean; a raised exchange has a null response")
+        raise _invalid(
+            "raised must be a boolean; a raised exchange has a null response",
+            f"{where}, key 'raised'",
+        )
     return Exchange(scenario_id, turn, data["request_digest"], data["response"], data["raised"])
 
 
 def parse_cassette(text: str) -> Cassette:
-    """Validate a cassette document; every problem is a :class:`CassetteError` naming the rule."""
+    """Validate a cassette document; every problem is a :class:`CassetteError` naming the rule.
+
+    The message says where: the line and column of a JSON syntax error, or the
+    key (``run 'qualification', exchange #3, key 'turn'``: run names are checked
+    against the closed list before they are named, exchanges are counted from
+    1).  It never quotes a value or the text of the document.
+    """
     try:
         document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise _invalid("not JSON", f"line {error.lineno}, column {error.colno}") from None
     except (ValueError, RecursionError):
         raise _invalid("not JSON") from None
     keys = {"cassette", "schema_version", "non_diagnostic", "dialect", "runs"}
     if type(document) is not dict or set(document) != keys:
         raise _invalid("top-level keys must be exactly: " + ", ".join(sorted(keys)))
-    if (
-        document["cassette"] != _CASSETTE_KIND
-        or document["schema_version"] != CASSETTE_SCHEMA_VERSION
-        or type(document["schema_version"]) is not int
-        or document["non_diagnostic"] is not True
+    version = document["schema_version"]
+    for key, valid in (
+        ("cassette", document["cassette"] == _CASSETTE_KIND),
+        ("schema_version", type(version) is int and version == CASSETTE_SCHEMA_VERSION),
+        ("non_diagnostic", document["non_diagnostic"] is True),
     ):
-        raise _invalid("not a planner cassette of a supported version")
+        if not valid:
+            raise _invalid("not a planner cassette of a supported version", f"key '{key}'")
     if type(document["dialect"]) is not str or document["dialect"] not in DIALECTS:
-        raise _invalid("dialect must be one of: " + ", ".join(DIALECTS))
+        raise _invalid("dialect must be one of: " + ", ".join(DIALECTS), "key 'dialect'")
     runs = document["runs"]
     if type(runs) is not dict or not set(runs) <= set(_RUNS):
-        raise _invalid("runs are 'qualification' and 'injection[<style>]' entries")
+        raise _invalid("runs are 'qualification' and 'injection[<style>]' entries", "key 'runs'")
     parsed: dict[str, tuple[Exchange, ...]] = {}
     for name, exchanges in runs.items():
+        where = f"run '{name}'"  # a name from the closed list _RUNS, checked above
         if type(exchanges) is not list or len(exchanges) > _MAX_EXCHANGES_PER_RUN:
-            raise _invalid(f"each run is a list of at most {_MAX_EXCHANGES_PER_RUN} exchanges")
-        parsed[name] = tuple(_exchange(item) for item in exchanges)
+            raise _invalid(
+                f"each run is a list of at most {_MAX_EXCHANGES_PER_RUN} exchanges", where
+            )
+        parsed[name] = tuple(
+            _exchange(item, f"{where}, exchange #{number}")
+            for number, item in enumerate(exchanges, start=1)
+        )
     return Cassette(document["dialect"], parsed)
 
 
 def load_cassette(path: Path) -> Cassette:
-    """Read and validate a cassette file (its path is never put in a message)."""
+    """Read and validate a cassette file; every refusal starts ``cassette input: ``.
+
+    Its path is never put in a message: the gate file key names the input.
+    """
+    try:
+        return _load(path)
+    except CassetteError as error:
+        raise locate_input_error(error, _WHERE) from None
+
+
+def _load(path: Path) -> Cassette:
     try:
         with Path(path).open("rb") as handle:
             raw = handle.read(_MAX_CASSETTE_BYTES + 1)

@@ -207,8 +207,29 @@ def test_an_unreadable_cassette_is_an_error_naming_no_path(project: pytest.Pytes
     write_gates(project, gate("triage", dialect="openai", cassette=CASSETTE))
     result = project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=7)
-    result.stdout.fnmatch_lines(["*CassetteError: the cassette could not be read*"])
+    result.stdout.fnmatch_lines(["*CassetteError: cassette input: the cassette could not be read*"])
     assert CANARY not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_invalid_cassette_is_a_located_error_naming_no_value(project: pytest.Pytester) -> None:
+    write_gates(project, gate("triage", dialect="openai", cassette=CASSETTE))
+    project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
+    document = json.loads((project.path / CASSETTE).read_text())
+    document["runs"]["qualification"][1]["turn"] = f"{CANARY}-turn"
+    (project.path / CASSETTE).write_text(json.dumps(document))
+    result = project.runpytest(
+        "--showlocals", "--tb=long", "-p", "no:cacheprovider", "--junitxml", "junit.xml"
+    )
+    result.assert_outcomes(errors=7)
+    result.stdout.fnmatch_lines(
+        [
+            "*openmed planner gate input refused: CassetteError: cassette input: "
+            "run 'qualification', exchange #2, key 'turn': not a valid planner cassette*"
+        ]
+    )
+    text = result.stdout.str() + result.stderr.str() + (project.path / "junit.xml").read_text()
+    assert CANARY not in text
+    assert "cassettes/" not in text
 
 
 def test_recording_a_cassette_only_gate_is_an_error(project: pytest.Pytester) -> None:
