@@ -456,7 +456,8 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     whole[2] = max(whole[1], whole[2])
     if tile_median is None or config.sensitive_floor > _CALM_RATIO * whole[1]:
         # No neighbourhood can be a calm margin: its level never falls below the floor.
-        maps = [np.full(energy.shape, level) for level in whole]
+        # One level for every pixel: a read-only view, not three image-sized arrays.
+        maps = [np.broadcast_to(np.float64(level), energy.shape) for level in whole]
     else:
         tile_noise = 1.4826 * np.median(np.abs(tiles - tile_median[..., None]), axis=2)
         calm_median = ndimage.percentile_filter(tile_median, 25, size=_LOCAL_TILES, mode="nearest")
@@ -730,9 +731,11 @@ def _running(values: FloatImage, size: int, axis: int, *, dilate: bool) -> Float
         return window
 
     width = 1
+    length = run.shape[axis]
     while 2 * width <= size:
-        length = run.shape[axis] - width
-        run = op(part(0, length), part(width, length))
+        # In place over the shrinking front of one array: the window doubles, no new image.
+        length -= width
+        op(part(0, length), part(width, length), out=part(0, length))
         width *= 2
     result: FloatImage = op(part(0, count), part(size - width, count))
     return result
@@ -743,22 +746,26 @@ def _square(values: FloatImage, size: int, *, dilate: bool) -> FloatImage:
     return _running(_running(values, size, 0, dilate=dilate), size, 1, dilate=dilate)
 
 
-def _tophats(smooth: FloatImage, size: int) -> tuple[FloatImage, FloatImage]:
-    """White and black top-hats with a ``size`` square, equal to SciPy's, in one pass each way.
+def _tophat(smooth: FloatImage, size: int, *, white: bool) -> FloatImage:
+    """The white or black top-hat with a ``size`` square, equal to SciPy's, in one pass each way.
 
     The white top-hat is the image minus its opening (erosion, then dilation), the
     black one its closing (dilation, then erosion) minus the image.
     """
-    white = smooth - _square(_square(smooth, size, dilate=False), size, dilate=True)
-    black = _square(_square(smooth, size, dilate=True), size, dilate=False) - smooth
-    return white, black
+    if white:
+        opened = _square(_square(smooth, size, dilate=False), size, dilate=True)
+        np.subtract(smooth, opened, out=opened)
+        return opened
+    closed = _square(_square(smooth, size, dilate=True), size, dilate=False)
+    closed -= smooth
+    return closed
 
 
 def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
     smooth = ndimage.gaussian_filter(image, config.smooth_sigma) if config.smooth_sigma else image
-    white, black = _tophats(smooth, config.tophat_px)
-    bright, bright_cluttered = _candidates(white, config)
-    dark, dark_cluttered = _candidates(black, config)
+    # One polarity at a time, so one top-hat image is alive at once.
+    bright, bright_cluttered = _candidates(_tophat(smooth, config.tophat_px, white=True), config)
+    dark, dark_cluttered = _candidates(_tophat(smooth, config.tophat_px, white=False), config)
     candidates = bright + dark
     regions = _merge_regions([c.region for c in candidates if c.region is not None])
     masked = np.zeros(image.shape, dtype=bool)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import ndimage
 
-from pytest_openmed.components.burned_in import _row_crossings, _tophats
+from pytest_openmed.components.burned_in import _row_crossings, _tophat
 
 
 @settings(max_examples=60, deadline=None)
@@ -28,9 +28,11 @@ def test_top_hats_equal_scipys_for_every_window_and_shape(
     size: int, rows: int, cols: int, seed: int
 ) -> None:
     image = np.random.default_rng(seed).random((rows, cols))
-    white, black = _tophats(image, size)
+    original = image.copy()
+    white, black = _tophat(image, size, white=True), _tophat(image, size, white=False)
     assert np.array_equal(white, ndimage.white_tophat(image, size=(size, size)))
     assert np.array_equal(black, ndimage.black_tophat(image, size=(size, size)))
+    assert np.array_equal(image, original)  # computed in place, but never in the image
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (3, 1), (4, 17)])
