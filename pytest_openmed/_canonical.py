@@ -16,6 +16,8 @@ import math
 import os
 import re
 import tempfile
+import threading
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +43,50 @@ _ENCODER = json.JSONEncoder(
 
 def canonical_json(value: Any) -> str:
     """Serialise ``value`` so that equal documents give equal text."""
-    return _ENCODER.encode(value)
+    encoder = _one_shot_encoder()
+    if encoder is None or type(value) is str:
+        return _ENCODER.encode(value)
+    try:
+        return "".join(encoder(value, 0))
+    except BaseException:
+        _THREAD.markers.clear()  # a failed encoding may leave containers marked as open
+        raise
+
+
+_THREAD = threading.local()
+
+
+def _one_shot_encoder() -> Any:
+    """The C encoder that ``_ENCODER.encode`` builds on every call, built once per thread.
+
+    ``JSONEncoder.iterencode`` makes this same object for each one-shot call;
+    most documents digested here are a few dozen bytes, so building it is a
+    third of their cost.  ``None`` where ``json`` has no C encoder, or where it
+    does not give exactly ``_ENCODER.encode``'s text (then that is used).
+    """
+    encoder = getattr(_THREAD, "encoder", False)
+    if encoder is not False:
+        return encoder
+    markers: dict[int, Any] = {}
+    try:
+        encoder = c_make_encoder(
+            markers,
+            _ENCODER.default,
+            encode_basestring_ascii,
+            _ENCODER.indent,
+            _ENCODER.key_separator,
+            _ENCODER.item_separator,
+            _ENCODER.sort_keys,
+            _ENCODER.skipkeys,
+            _ENCODER.allow_nan,
+        )
+        probe = {"b": [1, 2.5, None, True, "\u00e9\n"], "a": {"c": -0.0}}
+        if "".join(encoder(probe, 0)) != _ENCODER.encode(probe):
+            encoder = None
+    except Exception:  # no C encoder, or another signature: the plain path
+        encoder = None
+    _THREAD.markers, _THREAD.encoder = markers, encoder
+    return encoder
 
 
 def canonical_bytes(value: Any) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import math
 from pathlib import Path
 
@@ -32,6 +33,26 @@ def test_key_order_never_changes_the_digest(value: dict[str, object]) -> None:
     reordered = dict(reversed(list(value.items())))
     assert c.digest_json(value) == c.digest_json(reordered)
     assert c.is_digest(c.digest_json(value))
+
+
+@given(json_values)
+@settings(max_examples=200, deadline=None)
+def test_canonical_json_is_the_standard_encoders_text(value: object) -> None:
+    """The encoder built once per thread writes what ``json.dumps`` writes with these settings."""
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    assert c.canonical_json(value) == expected
+
+
+def test_refusals_leave_the_encoder_usable() -> None:
+    """NaN, a non-JSON value and a cycle are refused as ``json`` refuses them; the next call works."""
+    cycle: list[object] = []
+    cycle.append(cycle)
+    for bad, error in ((float("nan"), ValueError), ({1, 2}, TypeError), (cycle, ValueError)):
+        document: dict[str, object] = {"a": [1], "b": bad}
+        with pytest.raises(error):
+            c.canonical_json(document)
+        document["b"] = None  # the same containers, now valid, encode as any others
+        assert c.canonical_json(document) == '{"a":[1],"b":null}'
 
 
 def test_types_matter() -> None:
@@ -115,3 +136,14 @@ def test_one_signer_signs_as_the_one_shot_hmac(values: list[list[str]]) -> None:
 def test_a_signer_shows_no_key() -> None:
     canary = b"CANARY-KEY-" + b"7" * 32
     assert "CANARY" not in repr(c.Signer(canary)) and "7777" not in repr(c.Signer(canary))
+
+
+def test_without_a_c_encoder_the_plain_one_writes_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    document = {"b": [1, 2.5, None, True, "\u00e9"], "a": {"c": -0.0}}
+    fast = c.canonical_json(document)
+    monkeypatch.setattr(c._THREAD, "encoder", None)  # as where json has no C encoder
+    assert (
+        c.canonical_json(document)
+        == fast
+        == json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    )
