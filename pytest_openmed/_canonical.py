@@ -41,6 +41,10 @@ _ENCODER = json.JSONEncoder(
 )
 
 
+#: Per thread: the C encoder built once, and the markers it keeps of open containers.
+_THREAD = threading.local()
+
+
 def canonical_json(value: Any) -> str:
     """Serialise ``value`` so that equal documents give equal text."""
     encoder = _one_shot_encoder()
@@ -51,9 +55,6 @@ def canonical_json(value: Any) -> str:
     except BaseException:
         _THREAD.markers.clear()  # a failed encoding may leave containers marked as open
         raise
-
-
-_THREAD = threading.local()
 
 
 def _one_shot_encoder() -> Any:

@@ -96,15 +96,7 @@ class ReviewPacket:
         object.__setattr__(
             self,
             "digest",
-            _identity_digest(
-                self.nonce,
-                self.pack_digest,
-                self.task,
-                self.unit,
-                self.sources,
-                self.frozen_context.digest,
-                (self.outputs["A"].digest, self.outputs["B"].digest),
-            ),
+            _identity_digest(self),
         )
 
     @property
@@ -177,25 +169,18 @@ def packet_digest(packet: ReviewPacket) -> str:
     return packet.digest
 
 
-def _identity_digest(
-    nonce: str,
-    pack_digest: str,
-    task: ValidationTask,
-    unit: int,
-    sources: Iterable[SourceReference],
-    context_digest: str,
-    output_digests: tuple[str, str],
-) -> str:
+def _identity_digest(packet: ReviewPacket) -> str:
+    """The digest binding every field of ``packet`` (see :func:`packet_digest`)."""
     return digest_json(
         {
             "schema": "openmed.multimodal.packet.v1",
-            "nonce": nonce,
-            "pack": pack_digest,
-            "task": task.value,
-            "unit": unit,
-            "sources": [[s.digest, s.media_type.value] for s in sources],
-            "context": context_digest,
-            "outputs": {"A": output_digests[0], "B": output_digests[1]},
+            "nonce": packet.nonce,
+            "pack": packet.pack_digest,
+            "task": packet.task.value,
+            "unit": packet.unit,
+            "sources": [[s.digest, s.media_type.value] for s in packet.sources],
+            "context": packet.frozen_context.digest,
+            "outputs": {alias: packet.outputs[alias].digest for alias in ALIASES},
             "rubric": list(CRITERIA),
         }
     )
@@ -283,15 +268,7 @@ def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
     object.__setattr__(
         packet,
         "digest",
-        _identity_digest(
-            packet.nonce,
-            packet.pack_digest,
-            packet.task,
-            packet.unit,
-            packet.sources,
-            packet.frozen_context.digest,
-            (packet.outputs["A"].digest, packet.outputs["B"].digest),
-        ),
+        _identity_digest(packet),
     )
     return packet
 
