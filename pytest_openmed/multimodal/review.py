@@ -265,11 +265,7 @@ def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
     of the type and form the public constructor checks for.
     """
     packet = build_checked(ReviewPacket, rubric=CRITERIA, **values)
-    object.__setattr__(
-        packet,
-        "digest",
-        _identity_digest(packet),
-    )
+    object.__setattr__(packet, "digest", _identity_digest(packet))
     return packet
 
 
