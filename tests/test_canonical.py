@@ -120,16 +120,23 @@ def test_finite_float_refuses_non_numbers(value: object) -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(values=st.lists(st.lists(st.text(max_size=80), max_size=4), min_size=1, max_size=5))
-def test_one_signer_signs_as_the_one_shot_hmac(values: list[list[str]]) -> None:
-    """A Signer computes its key schedule once; every value gets the same MAC as alone."""
-    key = b"k" * 32
+@given(
+    key=st.binary(min_size=32, max_size=200),
+    values=st.lists(st.lists(st.text(max_size=80), max_size=4), min_size=1, max_size=5),
+)
+def test_one_signer_signs_as_the_one_shot_hmac(key: bytes, values: list[list[str]]) -> None:
+    """A Signer computes its key schedule once; every value gets the MAC ``hmac.new`` gives.
+
+    Keys longer than SHA-256's 64-byte block are hashed first, as RFC 2104 says.
+    """
     signer = c.Signer(key)
     for value in values:
         message = b"domain\x00" + c.canonical_bytes(value)
         expected = "sha256:" + hmac.new(key, message, hashlib.sha256).hexdigest()
         assert signer.digest("domain", value) == c.hmac_digest(key, "domain", value) == expected
+        assert signer.digest_text("domain", c.canonical_json(value)) == expected
         assert signer.matches("domain", value, expected)
+        assert signer.matches_text("domain", c.canonical_json(value), expected)
         assert not signer.matches("other", value, expected)
 
 
@@ -147,3 +154,35 @@ def test_without_a_c_encoder_the_plain_one_writes_the_same(monkeypatch: pytest.M
         == fast
         == json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
     )
+
+
+def _packet_like(nonce: object, unit: object, *outputs: object) -> dict[str, object]:
+    return {
+        "schema": "{0} %s {{ \u00e9",  # fixed text that looks like a template is kept as it is
+        "nonce": nonce,
+        "unit": unit,
+        "outputs": dict(zip("AB", outputs, strict=True)),
+    }
+
+
+@given(st.tuples(json_values, json_values, json_values, json_values))
+@settings(max_examples=200, deadline=None)
+def test_a_canonical_form_writes_the_canonical_json_of_its_filled_shape(
+    values: tuple[object, object, object, object],
+) -> None:
+    """Whatever the slots hold (quotes, braces, percent signs, non-ASCII), the text is canonical."""
+    form = c.CanonicalForm(_packet_like, slots=4)
+    assert form.text(*values) == c.canonical_json(_packet_like(*values))
+    assert form.digest(*values) == c.digest_json(_packet_like(*values))
+
+
+def test_a_canonical_form_refuses_a_slot_as_a_key_or_twice_and_a_wrong_count() -> None:
+    with pytest.raises(RuntimeError):
+        c.CanonicalForm(lambda name: {name: 1}, slots=1)
+    with pytest.raises(RuntimeError):
+        c.CanonicalForm(lambda value: [value, value], slots=1)
+    form = c.CanonicalForm(lambda first, second: [first, second], slots=2)
+    with pytest.raises(TypeError):
+        form.text("only one")
+    with pytest.raises(ValueError):
+        form.text(1.0, math.nan)  # a slot's value is refused as canonical_json refuses it

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import Signer, digest_json, is_digest, require_key
+from pytest_openmed._canonical import CanonicalForm, Signer, is_digest, require_key
 from pytest_openmed.errors import InvalidArgument
 
 from ._checked import build_checked
@@ -171,19 +171,32 @@ def packet_digest(packet: ReviewPacket) -> str:
 
 def _identity_digest(packet: ReviewPacket) -> str:
     """The digest binding every field of ``packet`` (see :func:`packet_digest`)."""
-    return digest_json(
-        {
-            "schema": "openmed.multimodal.packet.v1",
-            "nonce": packet.nonce,
-            "pack": packet.pack_digest,
-            "task": packet.task.value,
-            "unit": packet.unit,
-            "sources": [[s.digest, s.media_type.value] for s in packet.sources],
-            "context": packet.frozen_context.digest,
-            "outputs": {alias: packet.outputs[alias].digest for alias in ALIASES},
-            "rubric": list(CRITERIA),
-        }
+    return _IDENTITY.digest(
+        packet.nonce,
+        packet.pack_digest,
+        packet.task.value,
+        packet.unit,
+        [[s.digest, s.media_type.value] for s in packet.sources],
+        packet.frozen_context.digest,
+        *(packet.outputs[alias].digest for alias in ALIASES),
     )
+
+
+#: The document a packet's identity digest is the digest of.
+_IDENTITY = CanonicalForm(
+    lambda nonce, pack, task, unit, sources, context, *outputs: {
+        "schema": "openmed.multimodal.packet.v1",
+        "nonce": nonce,
+        "pack": pack,
+        "task": task,
+        "unit": unit,
+        "sources": sources,
+        "context": context,
+        "outputs": dict(zip(ALIASES, outputs, strict=True)),
+        "rubric": list(CRITERIA),
+    },
+    slots=6 + len(ALIASES),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,9 +251,9 @@ def prepare_review(
     for unit, (case, row) in enumerate(zip(pack.cases, aliases, strict=True)):
         packets.append(
             _packet_of_checked_pack(
-                nonce=signer.digest(
+                nonce=signer.digest_text(
                     NONCE_DOMAIN,
-                    _nonce_input(pack.digest, reviewer.identity_digest, case.unit_digest),
+                    _NONCE_INPUT.text(pack.digest, reviewer.identity_digest, case.unit_digest),
                 ),
                 pack_digest=pack.digest,
                 task=pack.task,
@@ -269,8 +282,8 @@ def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
     return packet
 
 
-def _nonce_input(pack_digest: str, identity_digest: str, unit_digest: str) -> list[str]:
-    return [pack_digest, identity_digest, unit_digest]
+#: What a packet's nonce is the keyed MAC of: the pack, the reviewer's identity, the unit.
+_NONCE_INPUT = CanonicalForm(lambda pack, identity, unit: [pack, identity, unit], slots=3)
 
 
 def verify_review_evidence(
@@ -329,9 +342,9 @@ def _packet_matches(
         and packet.frozen_context.digest == case.frozen_context.digest
         and packet.outputs["A"].digest == case.observation(names[first]).blinded.digest
         and packet.outputs["B"].digest == case.observation(names[second]).blinded.digest
-        and signer.matches(
+        and signer.matches_text(
             NONCE_DOMAIN,
-            _nonce_input(pack.digest, mapping.identity_digest, case.unit_digest),
+            _NONCE_INPUT.text(pack.digest, mapping.identity_digest, case.unit_digest),
             packet.nonce,
         )
     )
