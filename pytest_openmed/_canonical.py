@@ -135,7 +135,9 @@ class CanonicalForm:
         """:func:`canonical_json` of ``shape(*values)``."""
         if len(values) != self._slots:
             raise TypeError(f"this form takes {self._slots} values")
-        return self._template.format(*map(_slot_text, values))
+        return self._template.format(
+            *[encode_basestring_ascii(v) if isinstance(v, str) else _slot_text(v) for v in values]
+        )
 
     def digest(self, *values: Any) -> str:
         """:func:`digest_json` of ``shape(*values)``."""
@@ -144,9 +146,9 @@ class CanonicalForm:
 
 def _slot_text(value: Any) -> str:
     """The canonical JSON of one slot's value, without the encoder for the common kinds."""
-    kind = type(value)
-    if kind is str:
+    if isinstance(value, str):  # a str enum member is written as its text, as json does
         return encode_basestring_ascii(value)
+    kind = type(value)
     if kind is int:
         return int.__repr__(value)
     if kind is bool:

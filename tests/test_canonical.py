@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import json
@@ -156,6 +157,10 @@ def test_without_a_c_encoder_the_plain_one_writes_the_same(monkeypatch: pytest.M
     )
 
 
+class Colour(enum.StrEnum):
+    RED = "red"
+
+
 def _packet_like(nonce: object, unit: object, *outputs: object) -> dict[str, object]:
     return {
         "schema": "{0} %s {{ \u00e9",  # fixed text that looks like a template is kept as it is
@@ -182,6 +187,7 @@ def test_a_canonical_form_refuses_a_slot_as_a_key_or_twice_and_a_wrong_count() -
     with pytest.raises(RuntimeError):
         c.CanonicalForm(lambda value: [value, value], slots=1)
     form = c.CanonicalForm(lambda first, second: [first, second], slots=2)
+    assert form.text(Colour.RED, 1) == c.canonical_json([Colour.RED, 1]) == '["red",1]'
     with pytest.raises(TypeError):
         form.text("only one")
     with pytest.raises(ValueError):

@@ -443,22 +443,27 @@ def _is_number_list(text: bytes, size: int) -> int | None:
     comma, space, minus, point, zero = (packed.equal(byte) for byte in b", -.0")
     # Most documents write no exponent: their 'e' and '+' masks are empty.
     has_exp = b"e" in text or b"E" in text
+    has_plus = has_exp or b"+" in text
     exp = packed.equal(ord("e"), ord("E")) if has_exp else packed.none()
-    plus = packed.equal(ord("+")) if has_exp or b"+" in text else packed.none()
+    plus = packed.equal(ord("+")) if has_plus else packed.none()
     later, earlier = packed.later, packed.earlier
     n_digit, n_minus, n_space, n_comma = later(digit), later(minus), later(space), later(comma)
-    p_digit, p_comma, p_space, p_exp = earlier(digit), earlier(comma), earlier(space), earlier(exp)
+    p_digit, p_comma, p_space = earlier(digit), earlier(comma), earlier(space)
+    p_exp = earlier(exp) if has_exp else exp
     sign, n_start, between = minus | plus, n_digit | n_minus, p_comma | p_space
     bad = packed.inner(comma) & ~(n_start | n_space)  # a number starts with a digit or '-'
     bad |= space & ~(n_start | n_comma)
     bad |= digit & ~(n_digit | later(point | exp) | n_comma | n_space)
     bad |= (sign | point) & ~n_digit
-    bad |= exp & ~(n_digit | later(sign))
-    bad |= plus & ~p_exp
+    if has_exp:
+        bad |= exp & ~(n_digit | later(sign))
+        bad |= plus & ~p_exp
+    elif has_plus:
+        bad |= plus  # a '+' follows only an 'e'
     # Three and four bytes: a space inside a number or alone between commas; 01 and -01.
     bad |= space & ((p_digit & n_start) | (p_comma & n_comma))
     bad |= zero & between & n_digit
-    bad |= minus & between & later(zero) & later(n_digit)
+    bad |= minus & between & later(zero & n_digit)
     if bad.any():
         return None
     # Looking back from each byte over digits: has a '.' been seen, an 'e' or its sign?
@@ -540,8 +545,9 @@ class _Packed:
         import numpy as np
 
         row, other = _scratch_rows(len(self.bytes))
-        np.greater_equal(self.bytes, low, out=row)
-        row &= np.less_equal(self.bytes, high, out=other)
+        offset = other.view(np.uint8)
+        np.subtract(self.bytes, low, out=offset)  # wraps around below ``low``
+        np.less_equal(offset, high - low, out=row)
         return np.packbits(row, bitorder="little").view("<u8")
 
     def inner(self, bits: Any) -> Any:

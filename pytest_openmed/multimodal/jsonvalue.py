@@ -43,7 +43,7 @@ class FrozenJson(Mapping[str, Any]):
     _frozen: Mapping[str, Any] | None
 
     def __init__(self, value: object, *, max_bytes: int) -> None:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):
             raise InvalidInput("a JSON object (mapping with string keys) is required")
         counter = [0]
         plain = _plain(value, 0, counter)
@@ -132,6 +132,7 @@ _LEAVES = frozenset({type(None), bool, str, int})
 
 
 def _plain(value: object, depth: int, counter: list[int]) -> Any:
+    """A plain copy of one node, counting every node in document order as it is copied."""
     counter[0] += 1
     if counter[0] > MAX_JSON_NODES:
         raise LimitExceeded("a JSON object holds too many nodes")
@@ -143,15 +144,27 @@ def _plain(value: object, depth: int, counter: list[int]) -> Any:
         return value
     if depth >= MAX_JSON_DEPTH:
         raise LimitExceeded("a JSON object is nested too deeply")
+    # A leaf item is copied and counted here, without a call per leaf.
     if type(value) is dict or isinstance(value, Mapping):
         result: dict[str, Any] = {}
         for key, item in value.items():
             if type(key) is not str:
                 raise InvalidInput("JSON object keys must be strings")
-            result[key] = _plain(item, depth + 1, counter)
+            if type(item) in _LEAVES and counter[0] < MAX_JSON_NODES:
+                counter[0] += 1
+                result[key] = item
+            else:
+                result[key] = _plain(item, depth + 1, counter)
         return result
     if type(value) is list or type(value) is tuple:
-        return [_plain(item, depth + 1, counter) for item in value]
+        items: list[Any] = []
+        for item in value:
+            if type(item) in _LEAVES and counter[0] < MAX_JSON_NODES:
+                counter[0] += 1
+                items.append(item)
+            else:
+                items.append(_plain(item, depth + 1, counter))
+        return items
     raise InvalidInput("the JSON object holds a value that is not JSON")
 
 

@@ -76,8 +76,9 @@ class SourceAsset:
             raise InvalidArgument("asset data must be bytes")
         if len(self.data) > MAX_ASSET_BYTES:
             raise LimitExceeded("an asset exceeds the 4 MiB limit")
-        object.__setattr__(self, "media_type", sniff_media_type(self.data))
+        # Hashed first: the sniff then reads bytes that hashing has just brought into cache.
         object.__setattr__(self, "digest", sha256_digest(self.data))
+        object.__setattr__(self, "media_type", sniff_media_type(self.data))
 
     @property
     def size(self) -> int:
@@ -134,6 +135,9 @@ class BlindedOutput:
         return f"BlindedOutput(abstained={self.abstained})"
 
 
+#: No safety failure recorded.
+_NONE: frozenset[SafetyFailure] = frozenset()
+
 #: What a blinded output's digest is the digest of.
 _BLINDED_OUTPUT = CanonicalForm(
     lambda output, abstained: {"output": output, "abstained": abstained}, slots=2
@@ -160,12 +164,14 @@ class Observation:
         if type(self.abstained) is not bool:
             raise InvalidArgument("abstained must be a bool")
         failures = self.safety_failures
-        if isinstance(failures, str | bytes) or not isinstance(failures, Iterable):
+        if type(failures) is not frozenset and (
+            isinstance(failures, str | bytes) or not isinstance(failures, Iterable)
+        ):
             raise InvalidArgument(
                 "safety_failures must be a collection of privacy/provenance labels"
             )
         try:
-            checked = frozenset(SafetyFailure(label) for label in failures)
+            checked = frozenset(SafetyFailure(label) for label in failures) if failures else _NONE
         except ValueError:
             raise InvalidInput("safety_failures must be drawn from: privacy, provenance") from None
         object.__setattr__(self, "safety_failures", checked)

@@ -174,9 +174,9 @@ def _identity_digest(packet: ReviewPacket) -> str:
     return _IDENTITY.digest(
         packet.nonce,
         packet.pack_digest,
-        packet.task.value,
+        packet.task,
         packet.unit,
-        [[s.digest, s.media_type.value] for s in packet.sources],
+        [[s.digest, s.media_type] for s in packet.sources],
         packet.frozen_context.digest,
         *(packet.outputs[alias].digest for alias in ALIASES),
     )

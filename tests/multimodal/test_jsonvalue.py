@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pytest_openmed._canonical import canonical_json, digest_json, sha256_digest
 from pytest_openmed.multimodal import Observation, assess_validation
 from pytest_openmed.multimodal.errors import InvalidInput, LimitExceeded
-from pytest_openmed.multimodal.jsonvalue import FrozenJson, freeze_object
+from pytest_openmed.multimodal.jsonvalue import MAX_JSON_NODES, FrozenJson, freeze_object
 
 from ._helpers import KEY, complete, make_pack, reviewer
 
@@ -90,6 +90,20 @@ def test_size_limit_is_explicit() -> None:
 def test_node_limit_is_explicit() -> None:
     with pytest.raises(LimitExceeded):
         FrozenJson({"a": [0] * 200_001}, max_bytes=1 << 30)
+
+
+@pytest.mark.parametrize(
+    "container",
+    [lambda count: [0] * count, lambda count: {str(index): 0 for index in range(count)}],
+    ids=["array", "object"],
+)
+def test_the_node_limit_counts_every_node_once_in_document_order(container: Any) -> None:
+    """The root, the container and its leaves are 200,000 nodes at most; the first bad node wins."""
+    FrozenJson({"a": container(MAX_JSON_NODES - 2)}, max_bytes=1 << 30)
+    with pytest.raises(LimitExceeded):
+        FrozenJson({"a": container(MAX_JSON_NODES - 1)}, max_bytes=1 << 30)
+    with pytest.raises(InvalidInput):  # a NaN before the limit is reached is what is reported
+        FrozenJson({"a": [0, math.nan, *[0] * MAX_JSON_NODES]}, max_bytes=1 << 30)
 
 
 def test_repr_shows_no_content() -> None:
