@@ -171,7 +171,10 @@ class Observation:
                 "safety_failures must be a collection of privacy/provenance labels"
             )
         try:
-            checked = frozenset(SafetyFailure(label) for label in failures) if failures else _NONE
+            if type(failures) is frozenset and not failures:
+                checked = _NONE
+            else:
+                checked = frozenset(SafetyFailure(label) for label in failures)
         except ValueError:
             raise InvalidInput("safety_failures must be drawn from: privacy, provenance") from None
         object.__setattr__(self, "safety_failures", checked)
