@@ -229,6 +229,9 @@ _JSON_WHITESPACE = b" \t\n\r"
 #: A number without an exponent whose runs of digits are at most this long is
 #: below 1e300, so finite as a float64 without being converted.
 _SHORT_NUMBER = 300
+#: The digit-run bound of number lists that write an exponent: it says nothing
+#: of their size, so each of their numbers is converted to be checked.
+_ANY_SIZE = 1 << 62
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +258,7 @@ class WaveformJson:
 def is_waveform_json(data: bytes) -> bool:
     """The sniff of the JSON carrier: whether :func:`check_waveform_json` accepts ``data``."""
     try:
-        check_waveform_json(data)
+        _checked(data)
     except ComponentError:
         return False
     return True
@@ -272,6 +275,12 @@ def check_waveform_json(data: bytes) -> WaveformJson:
     left, a few hundred bytes, is parsed with :mod:`json` and checked against
     the schema by hand, and the runs are checked as JSON number lists.
     """
+    rate, units, leads, n_samples = _checked(data)
+    return WaveformJson(rate, units, tuple((name, bytes(text)) for name, text in leads), n_samples)
+
+
+def _checked(data: bytes) -> tuple[float, str, list[tuple[str, memoryview]], int]:
+    """:func:`check_waveform_json`, with each lead's samples a view of ``data`` (not copied)."""
     fast = _split_numbers(data)
     if fast is None:
         # A valid document always takes the fast route; this one only needs its refusal.
@@ -288,10 +297,10 @@ def check_waveform_json(data: bytes) -> WaveformJson:
         raise CorruptAsset(_TWICE)
     if len({counts[index] for _, index in leads}) != 1:
         raise CorruptAsset(_LENGTHS)
-    texts = tuple((name, arrays[index]) for name, index in leads)
+    texts = [(name, arrays[index]) for name, index in leads]
     if not all(_finite(text, longest) for _, text in texts):
         raise CorruptAsset(_FINITE)
-    return WaveformJson(rate, units, texts, counts[leads[0][1]])
+    return rate, units, texts, counts[leads[0][1]]
 
 
 def _envelope(
@@ -323,7 +332,7 @@ def _envelope(
     return rate, units, checked
 
 
-def _split_numbers(data: bytes) -> tuple[Any, list[bytes], list[int], int] | None:
+def _split_numbers(data: bytes) -> tuple[Any, list[memoryview], list[int], int] | None:
     """The document with each number list replaced by ``[index]``, the lists, their lengths
     and the length in bytes of the longest number.
 
@@ -333,7 +342,8 @@ def _split_numbers(data: bytes) -> tuple[Any, list[bytes], list[int], int] | Non
     ``samples`` arrays, and no string holds a bracket).
     """
     pieces: list[bytes] = []
-    arrays: list[bytes] = []
+    arrays: list[memoryview] = []
+    view = memoryview(data)
     find = data.find
     last = position = 0
     close = -1
@@ -345,7 +355,7 @@ def _split_numbers(data: bytes) -> tuple[Any, list[bytes], list[int], int] | Non
             position = inner
             continue
         pieces += (data[last:start], b"[%d]" % len(arrays))
-        arrays.append(data[start + 1 : close])
+        arrays.append(view[start + 1 : close])
         last = position = close + 1
     pieces.append(data[last:])
     numbers = _number_counts(arrays)
@@ -384,17 +394,18 @@ _REACH = 5
 _REACH_WITHOUT_EXPONENT = 3
 
 
-def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
+def _number_counts(arrays: list[memoryview]) -> tuple[list[int], int] | None:
     """How many JSON numbers each text lists (between its brackets), and a bound on digit runs.
 
     ``None`` if a text is not a comma-separated list of JSON numbers.  The texts
     are joined, with a comma before, between and after, and checked at once by
     :func:`_is_number_list`.  The bound is the length of the longest run of
-    digits, or a number at least as large.
+    digits, or a number at least as large (:data:`_ANY_SIZE` when a number has
+    an exponent).
     """
     import numpy as np
 
-    filled = [(index, text.strip(_JSON_WHITESPACE)) for index, text in enumerate(arrays)]
+    filled = [(index, _stripped(text)) for index, text in enumerate(arrays)]
     filled = [(index, text) for index, text in filled if text]
     counts = [0] * len(arrays)
     if not filled:
@@ -416,6 +427,16 @@ def _number_counts(arrays: list[bytes]) -> tuple[list[int], int] | None:
         counts[index] = int(np.count_nonzero(commas[start : start + len(text)])) + 1
         start += len(text) + 1
     return counts, longest
+
+
+def _stripped(text: memoryview) -> memoryview:
+    """``text`` without the JSON whitespace at either end."""
+    start, end = 0, len(text)
+    while start < end and text[start] in _JSON_WHITESPACE:
+        start += 1
+    while end > start and text[end - 1] in _JSON_WHITESPACE:
+        end -= 1
+    return text[start:end]
 
 
 def _is_number_list(text: bytes, size: int) -> int | None:
@@ -485,6 +506,8 @@ def _is_number_list(text: bytes, size: int) -> int | None:
             return None
     if (point & seen_point).any():
         return None
+    if has_exp:
+        return _ANY_SIZE
     if (digit == _Packed.FULL).any():  # a run of 64 aligned digits: measure the runs
         return max(map(len, _DIGIT_RUN.findall(text)))
     return 2 * _Packed.WIDTH - 2
@@ -494,6 +517,8 @@ def _exact_number_list(text: bytes) -> int | None:
     """:func:`_is_number_list` by the regular expression (a '.' or 'e' after a long digit run)."""
     if _NUMBER_LIST.fullmatch(text) is None:
         return None
+    if b"e" in text or b"E" in text:
+        return _ANY_SIZE
     return max(map(len, _DIGIT_RUN.findall(text)))
 
 
@@ -591,16 +616,17 @@ def _scratch_rows(size: int) -> Any:
     return rows[:, :size]
 
 
-def _finite(text: bytes, longest: int) -> bool:
+def _finite(text: memoryview, longest: int) -> bool:
     """Whether every number of a checked number list is a finite float64.
 
+    ``longest`` bounds the digit runs of every number (:func:`_number_counts`).
     Numbers without an exponent whose digit runs are at most
-    :data:`_SHORT_NUMBER` long are, by their size; otherwise each is converted
-    (only documents that write exponents or huge numbers pay for it).
+    :data:`_SHORT_NUMBER` long are finite by their size; otherwise each is
+    converted (only documents that write exponents or huge numbers pay for it).
     """
-    if longest <= _SHORT_NUMBER and b"e" not in text and b"E" not in text:
+    if longest <= _SHORT_NUMBER:
         return True
-    return all(math.isfinite(float(number)) for number in text.split(b","))
+    return all(math.isfinite(float(number)) for number in bytes(text).split(b","))
 
 
 def _samples(text: bytes) -> npt.NDArray[np.float64]:
