@@ -247,7 +247,11 @@ def test_every_lead_is_counted_in_any_layout(layout: dict[str, Any]) -> None:
     with pytest.raises(CorruptAsset):
         check_waveform_json(json.dumps(uneven, **layout).encode())
     even = {**uneven, "leads": [{**lead, "samples": [0.5] * 40} for lead in leads]}
-    assert check_waveform_json(json.dumps(even, **layout).encode()).n_samples == 40
+    checked = check_waveform_json(json.dumps(even, **layout).encode())
+    assert checked.n_samples == 40
+    for _, text in checked.leads:  # the text between the brackets of each lead, as bytes
+        assert type(text) is bytes
+        assert [float(number) for number in text.split(b",")] == [0.5] * 40
 
 
 @pytest.mark.parametrize("offset", range(0, 140, 3))
