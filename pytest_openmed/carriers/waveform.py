@@ -420,7 +420,7 @@ def _number_counts(arrays: list[memoryview]) -> tuple[list[int], int] | None:
         longest = _is_number_list(*_padded(_SPACE_RUN.sub(b" ", joined[:size])))
     if longest is None:
         return None
-    commas, _ = _scratch_rows(len(original))
+    commas = _scratch_row(len(original))
     np.equal(np.frombuffer(original, dtype=np.uint8), ord(","), out=commas)
     start = 1  # each text follows a comma of its own
     for index, text in filled:
@@ -465,7 +465,7 @@ def _is_number_list(text: bytes, size: int) -> int | None:
     # Most documents write no exponent: their 'e' and '+' masks are empty.
     has_exp = b"e" in text or b"E" in text
     has_plus = has_exp or b"+" in text
-    exp = packed.equal(ord("e"), ord("E")) if has_exp else packed.none()
+    exp = packed.letter(ord("e")) if has_exp else packed.none()
     plus = packed.equal(ord("+")) if has_plus else packed.none()
     later, earlier = packed.later, packed.earlier
     n_digit, n_minus, n_space, n_comma = later(digit), later(minus), later(space), later(comma)
@@ -532,7 +532,7 @@ class _Packed:
 
     The text is padded with zero bytes (in no mask) to a whole number of words;
     ``size`` is its length without them.  Each mask is computed into a reused
-    scratch row and packed at once (:func:`_scratch_rows`), so a check allocates
+    scratch row and packed at once (:func:`_scratch_row`), so a check allocates
     no array as large as the text.
 
     ``later(m, k)`` holds at byte ``i`` what ``m`` holds at ``i + k``, and
@@ -549,14 +549,22 @@ class _Packed:
         self.bytes = np.frombuffer(text, dtype=np.uint8)
         self.size = size
 
-    def equal(self, *values: int) -> Any:
-        """Where the byte is one of ``values``."""
+    def equal(self, value: int) -> Any:
+        """Where the byte is ``value``."""
         import numpy as np
 
-        row, other = _scratch_rows(len(self.bytes))
-        np.equal(self.bytes, values[0], out=row)
-        for value in values[1:]:
-            row |= np.equal(self.bytes, value, out=other)
+        row = _scratch_row(len(self.bytes))
+        np.equal(self.bytes, value, out=row)
+        return np.packbits(row, bitorder="little").view("<u8")
+
+    def letter(self, lower: int) -> Any:
+        """Where the byte is the ASCII letter ``lower`` in either case."""
+        import numpy as np
+
+        row = _scratch_row(len(self.bytes))
+        folded = row.view(np.uint8)
+        np.bitwise_or(self.bytes, 0x20, out=folded)  # 'E' becomes 'e'; no other byte does
+        np.equal(folded, lower, out=row)
         return np.packbits(row, bitorder="little").view("<u8")
 
     def none(self) -> Any:
@@ -569,8 +577,8 @@ class _Packed:
         """Where the byte lies in ``low..high``."""
         import numpy as np
 
-        row, other = _scratch_rows(len(self.bytes))
-        offset = other.view(np.uint8)
+        row = _scratch_row(len(self.bytes))
+        offset = row.view(np.uint8)
         np.subtract(self.bytes, low, out=offset)  # wraps around below ``low``
         np.less_equal(offset, high - low, out=row)
         return np.packbits(row, bitorder="little").view("<u8")
@@ -595,25 +603,26 @@ class _Packed:
         return result
 
 
-#: Scratch rows kept between checks (per thread), up to this many bytes a row.
+#: The scratch row kept between checks (per thread), up to this many bytes.
 _KEPT_SCRATCH = 1 << 20
 _SCRATCH = threading.local()
 
 
-def _scratch_rows(size: int) -> Any:
-    """Two boolean rows of ``size``, reused between checks of texts up to 1 MiB.
+def _scratch_row(size: int) -> Any:
+    """A boolean row of ``size``, reused between checks of texts up to 1 MiB.
 
     Fresh memory for each mask of each check costs more than the rules (the
-    pages are faulted in anew each time); a row that is kept is not.
+    pages are faulted in anew each time); a row that is kept is not.  One row
+    serves every mask, so a check keeps little besides its text in cache.
     """
     import numpy as np
 
-    rows = getattr(_SCRATCH, "rows", None)
-    if rows is None or rows.shape[1] < size:
-        rows = np.empty((2, size), dtype=bool)
+    row = getattr(_SCRATCH, "row", None)
+    if row is None or len(row) < size:
+        row = np.empty(size, dtype=bool)
         if size <= _KEPT_SCRATCH:
-            _SCRATCH.rows = rows
-    return rows[:, :size]
+            _SCRATCH.row = row
+    return row[:size]
 
 
 def _finite(text: memoryview, longest: int) -> bool:
