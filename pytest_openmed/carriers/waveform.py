@@ -430,13 +430,10 @@ def _number_counts(arrays: list[memoryview]) -> tuple[list[int], int] | None:
 
 
 def _stripped(text: memoryview) -> memoryview:
-    """``text`` without the JSON whitespace at either end."""
-    start, end = 0, len(text)
-    while start < end and text[start] in _JSON_WHITESPACE:
-        start += 1
-    while end > start and text[end - 1] in _JSON_WHITESPACE:
-        end -= 1
-    return text[start:end]
+    """``text`` without the JSON whitespace at either end (copied only when there is some)."""
+    if text and (text[0] in _JSON_WHITESPACE or text[-1] in _JSON_WHITESPACE):
+        return memoryview(bytes(text).strip(_JSON_WHITESPACE))
+    return text
 
 
 def _is_number_list(text: bytes, size: int) -> int | None:
