@@ -135,6 +135,7 @@ class CanonicalForm:
         """:func:`canonical_json` of ``shape(*values)``."""
         if len(values) != self._slots:
             raise TypeError(f"this form takes {self._slots} values")
+        # Strings (a str enum member as its text, as json writes it) are most slots.
         return self._template.format(
             *[encode_basestring_ascii(v) if isinstance(v, str) else _slot_text(v) for v in values]
         )
@@ -145,9 +146,7 @@ class CanonicalForm:
 
 
 def _slot_text(value: Any) -> str:
-    """The canonical JSON of one slot's value, without the encoder for the common kinds."""
-    if isinstance(value, str):  # a str enum member is written as its text, as json does
-        return encode_basestring_ascii(value)
+    """The canonical JSON of a slot's value other than a string; integers need no encoder."""
     kind = type(value)
     if kind is int:
         return int.__repr__(value)
