@@ -139,6 +139,17 @@ def test_swapped_packet_outputs_do_not_verify() -> None:
         verify_review_evidence(pack, reviewer(1), prepared.mapping, (swapped,), KEY)
 
 
+def test_a_packet_with_another_nonce_does_not_verify() -> None:
+    pack = make_pack(2)
+    prepared = prepare_review(pack, reviewer(1), key=KEY)
+    others = prepare_review(pack, reviewer(2), key=KEY)
+    for nonce in (prepared.packets[1].nonce, others.packets[0].nonce):
+        forged = _replace_packet(prepared.packets[0], nonce=nonce)
+        with pytest.raises(StaleEvidence):
+            verify_review_evidence(pack, reviewer(1), prepared.mapping, (forged,), KEY)
+    verify_review_evidence(pack, reviewer(1), prepared.mapping, prepared.packets, KEY)
+
+
 def test_packet_needs_exactly_the_rubric_and_two_aliases() -> None:
     packet = prepare_review(make_pack(1), reviewer(1), key=KEY).packets[0]
     with pytest.raises(InvalidInput):
