@@ -15,6 +15,7 @@ checked against the pack *as it is now* before any alias is resolved.
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -251,10 +252,7 @@ def prepare_review(
     for unit, (case, row) in enumerate(zip(pack.cases, aliases, strict=True)):
         packets.append(
             _packet_of_checked_pack(
-                nonce=signer.digest_text(
-                    NONCE_DOMAIN,
-                    _NONCE_INPUT.text(pack.digest, reviewer.identity_digest, case.unit_digest),
-                ),
+                nonce=_nonce(signer, pack.digest, reviewer.identity_digest, case.unit_digest),
                 pack_digest=pack.digest,
                 task=pack.task,
                 unit=unit,
@@ -284,6 +282,13 @@ def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
 
 #: What a packet's nonce is the keyed MAC of: the pack, the reviewer's identity, the unit.
 _NONCE_INPUT = CanonicalForm(lambda pack, identity, unit: [pack, identity, unit], slots=3)
+
+
+def _nonce(signer: Signer, pack_digest: str, identity_digest: str, unit_digest: str) -> str:
+    """The keyed, reviewer-specific nonce of one unit's packet."""
+    return signer.digest_text(
+        NONCE_DOMAIN, _NONCE_INPUT.text(pack_digest, identity_digest, unit_digest)
+    )
 
 
 def verify_review_evidence(
@@ -342,9 +347,7 @@ def _packet_matches(
         and packet.frozen_context.digest == case.frozen_context.digest
         and packet.outputs["A"].digest == case.observation(names[first]).blinded.digest
         and packet.outputs["B"].digest == case.observation(names[second]).blinded.digest
-        and signer.matches_text(
-            NONCE_DOMAIN,
-            _NONCE_INPUT.text(pack.digest, mapping.identity_digest, case.unit_digest),
-            packet.nonce,
+        and hmac.compare_digest(
+            _nonce(signer, pack.digest, mapping.identity_digest, case.unit_digest), packet.nonce
         )
     )
