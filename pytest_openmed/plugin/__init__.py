@@ -71,6 +71,7 @@ __all__ = [
 ]
 
 _recorder_key = pytest.StashKey[GateRecorder]()
+_gate_files_key = pytest.StashKey[set[Path]]()
 _waived_key = pytest.StashKey[str]()
 
 
@@ -260,6 +261,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GateFile |
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> None:
+    """Note each gate file actually collected (pytest also builds, unused, those it passes by)."""
+    if isinstance(collector, pytest.File) and collector.path.name.endswith(GATE_FILE_SUFFIX):
+        collector.config.stash.setdefault(_gate_files_key, set()).add(collector.path)
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """A control run collects the built-in controls and nothing from disk."""
     if config.stash[run_options_key].controls:
@@ -283,6 +291,8 @@ def pytest_collection_modifyitems(
             except MarkerError:
                 kind = "custom"  # setup fails the test with the marker's message
             attach_property(item, MARKER_PROPERTY, kind)
+    if not options.controls:
+        _warn_stray_gate_files(session, items)
     if options.required and not options.controls:
         _check_required(session, options.required, items)
     if options.baseline is not None:
@@ -352,6 +362,27 @@ def _refuse_collection(session: pytest.Session, items: list[pytest.Item], messag
     report = pytest.CollectReport(USAGE_NODEID, "failed", message, [])
     session.ihook.pytest_collectreport(report=report)
     items.clear()
+
+
+def _warn_stray_gate_files(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """Warn about gate files that collected nothing.
+
+    Under xdist the first worker warns; the others keep their warnings to
+    themselves, but still refuse the run where a warning is an error, so
+    every worker collects the same (empty) items.
+    """
+    import warnings
+
+    from pytest_openmed.plugin.stray_gates import warn_stray_gate_files
+
+    worker = getattr(session.config, "workerinput", None)
+    quiet = bool(worker) and worker.get("workerid") != "gw0"
+    try:
+        with warnings.catch_warnings(record=quiet):
+            collected = session.config.stash.get(_gate_files_key, set())
+            warn_stray_gate_files(session.config, collected, GATE_FILE_SUFFIX)
+    except pytest.PytestConfigWarning as error:  # ``-W error``: the warning fails the run
+        _refuse_collection(session, items, str(error))
 
 
 def _gate_groups(items: list[pytest.Item]) -> set[str]:

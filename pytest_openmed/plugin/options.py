@@ -102,7 +102,7 @@ _REQUIRED = (
 
 
 def parse_required(text: str) -> int | str:
-    """One ``--openmed-require`` entry: a minimum count of gates, or a gate that must be collected."""
+    """One ``--openmed-require`` entry: a minimum count of gates, or a gate that must exist."""
     text = text.strip()
     if text.isascii() and text.isdigit():
         value = int(text, 10)
