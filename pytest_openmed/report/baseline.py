@@ -39,8 +39,8 @@ REGRESSED = "baseline_regressed"
 REGRESSION_REASON = "baseline_regression"
 
 _MAX_BASELINE_BYTES = 64 * 1024 * 1024
-#: Report schema versions a baseline may have (1.1 only added run metadata and item counts).
-_READABLE_VERSIONS = ("1.0", "1.1")
+#: Report schema versions a baseline may have (1.1 and 1.2 only added run metadata and counts).
+_READABLE_VERSIONS = ("1.0", "1.1", "1.2")
 
 
 class BaselineError(InputRefused):
