@@ -375,7 +375,7 @@ def _warn_stray_gate_files(session: pytest.Session, items: list[pytest.Item]) ->
 
     from pytest_openmed.plugin.stray_gates import warn_stray_gate_files
 
-    worker = getattr(session.config, "workerinput", None)
+    worker: dict[str, object] = getattr(session.config, "workerinput", None) or {}
     quiet = bool(worker) and worker.get("workerid") != "gw0"
     try:
         with warnings.catch_warnings(record=quiet):
