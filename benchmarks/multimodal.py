@@ -34,7 +34,8 @@ from collections.abc import Callable
 from typing import Any
 
 from pytest_openmed._canonical import digest_json
-from pytest_openmed.carriers.waveform import STANDARD_LEADS, is_waveform_json
+from pytest_openmed.carriers.ecg import STANDARD_LEADS
+from pytest_openmed.carriers.waveform import is_waveform_json
 from pytest_openmed.multimodal import (
     CandidateLineage,
     CaseSlice,
