@@ -10,8 +10,10 @@ controller prints the summary and writes files.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.options import RunOptions
 
 #: Version of the JSON report's shape; independent of the package version.
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
+#: Keys of ``run`` that differ between two runs of the same gates (when, how long).
+VOLATILE_RUN_KEYS = ("timing",)
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
@@ -172,6 +176,14 @@ class GateRecorder:
         #: Usable baseline entries naming no collected gate (``None``: not counted here).
         self.baseline_unmatched: int | None = None
         self.deselected_gates: set[str] = set()
+        #: Seconds spent in each node's setup, call and teardown (gate items only are reported).
+        self.durations: dict[str, float] = {}
+        self._started: tuple[datetime.datetime, float] | None = None
+        self._commit: tuple[str | None] | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """The run's UTC start and a monotonic clock reading, for ``run.timing``."""
+        self._started = (datetime.datetime.now(datetime.UTC), time.perf_counter())
 
     def note_deselected(self, nodeids: Iterable[str]) -> None:
         """Gate items that ``--openmed-only``/``--openmed-skip`` deselected (sent on by workers)."""
@@ -195,6 +207,9 @@ class GateRecorder:
         self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        duration = getattr(report, "duration", 0.0)
+        if isinstance(duration, int | float) and duration >= 0:
+            self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + duration
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
             return
         outcome = "error" if report.when == "setup" and report.failed else report.outcome
@@ -280,7 +295,37 @@ class GateRecorder:
             "stopped_early": stopped,
             "seed": self.options.seed,
             "resamples": self.options.resamples,
+            "timing": self._timing(),
+            "environment": self._environment(),
         }
+
+    def _timing(self) -> dict[str, Any]:
+        """When the run started (UTC), how long it took, and the seconds each gate took.
+
+        A gate's time is the sum of its items' setup, call and teardown (its
+        one evaluation happens in the first item's setup).
+        """
+        from pytest_openmed.report.provenance import utc_stamp
+        from pytest_openmed.report.rules import gate_group
+
+        started, clock = self._started or (datetime.datetime.now(datetime.UTC), None)
+        gates: dict[str, float] = {}
+        for nodeid, entry in {entry["nodeid"]: entry for entry in self.entries}.items():
+            group = gate_group(entry)
+            gates[group] = gates.get(group, 0.0) + self.durations.get(nodeid, 0.0)
+        return {
+            "started": utc_stamp(started),
+            "duration": None if clock is None else round(time.perf_counter() - clock, 6),
+            "gates": {group: round(seconds, 6) for group, seconds in sorted(gates.items())},
+        }
+
+    def _environment(self) -> dict[str, Any]:
+        """Versions, platform and commit (read once per run, without a network)."""
+        from pytest_openmed.report.provenance import environment, read_commit
+
+        if self._commit is None:
+            self._commit = (read_commit(self.config.rootpath, os.environ),)
+        return environment(pytest.__version__, self._commit[0])
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:

@@ -24,11 +24,23 @@ from typing import Any
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.errors import InputRefused
 
-__all__ = ["Baseline", "BaselineError", "load_baseline"]
+__all__ = [
+    "REGRESSED",
+    "REGRESSION_REASON",
+    "Baseline",
+    "BaselineError",
+    "load_baseline",
+    "regressed",
+]
+
+#: Metric carried by every matched claims verdict: did its interval lie above the baseline's?
+REGRESSED = "baseline_regressed"
+#: Reason of a verdict that passed its thresholds but regressed against the baseline.
+REGRESSION_REASON = "baseline_regression"
 
 _MAX_BASELINE_BYTES = 64 * 1024 * 1024
-#: Report schema versions a baseline may have (1.1 only added run metadata and item counts).
-_READABLE_VERSIONS = ("1.0", "1.1")
+#: Report schema versions a baseline may have (1.1 and 1.2 only added run metadata and counts).
+_READABLE_VERSIONS = ("1.0", "1.1", "1.2")
 
 
 class BaselineError(InputRefused):
@@ -52,8 +64,14 @@ class Baseline:
         return sum(1 for nodeid, _ in self.intervals if nodeid not in known)
 
     def compare(self, nodeid: str, part: str | None, result: GateResult) -> GateResult:
-        """``result``, or a ``threshold`` verdict when it regressed against the baseline."""
-        if result.kind != "claims" or not result.passed:
+        """``result`` with its baseline; a passing verdict that regressed becomes ``threshold``.
+
+        Every matched claims verdict, failing or not, carries the baseline's
+        interval and ``baseline_regressed`` (plus ``rate_increase`` when it
+        regressed): a verdict that breaks its threshold *and* regressed must
+        still show the regression (docs/ci.md).
+        """
+        if result.kind != "claims":
             return result
         previous = self.intervals.get((nodeid, part))
         current = _interval(result.metrics)
@@ -66,10 +84,14 @@ class Baseline:
         metrics["baseline_lower"] = baseline_lower
         metrics["baseline_rate"] = baseline_rate
         metrics["baseline_upper"] = baseline_upper
-        if lower <= baseline_upper:
+        regressed = lower > baseline_upper
+        metrics[REGRESSED] = regressed
+        if regressed:
+            metrics["rate_increase"] = round(rate - baseline_rate, 6)
+        if not regressed or not result.passed:
+            # A verdict that already fails keeps its own status and rule.
             return GateResult(result.kind, result.status, result.reason, metrics)
-        metrics["rate_increase"] = round(rate - baseline_rate, 6)
-        return GateResult(result.kind, GateStatus.THRESHOLD, "baseline_regression", metrics)
+        return GateResult(result.kind, GateStatus.THRESHOLD, REGRESSION_REASON, metrics)
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -123,3 +145,11 @@ def _interval(metrics: Mapping[str, Any]) -> tuple[float, float, float] | None:
         if lower <= rate <= upper:
             return lower, rate, upper
     return None
+
+
+def regressed(entry: Mapping[str, Any]) -> bool:
+    """Did this report entry regress against its baseline (passing or already failing)?"""
+    metrics = entry.get("metrics")
+    return entry.get("reason") == REGRESSION_REASON or (
+        isinstance(metrics, Mapping) and metrics.get(REGRESSED) is True
+    )

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed.errors import InputRefused
+from pytest_openmed.report.provenance import COMMIT_VARIABLES
 
 __all__ = [
     "COMMIT_VARIABLES",
@@ -31,8 +32,6 @@ __all__ = [
     "stored_runs",
 ]
 
-#: Environment variables that may hold the commit id of the run, first found wins.
-COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILD_SOURCEVERSION", "GIT_COMMIT")
 #: Stored runs kept by default (ini ``openmed_history_keep``).
 DEFAULT_KEEP = 50
 #: The ``--openmed-compare`` reference meaning the newest stored run.

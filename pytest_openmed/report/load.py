@@ -30,24 +30,32 @@ _refuse_constant = refuse_constant_hook(
 )
 
 
-def _schema_for(document: object) -> dict[str, Any]:
-    """The shipped schema; for a 1.0 report (stored history), the same less what 1.1 added.
+#: What each minor version of the report added: ``(top-level keys, run keys, summary keys)``.
+#: A stored report of an older minor version is checked against everything else.
+_ADDED_IN = {
+    "1.2": ((), ("timing", "environment"), ()),
+    "1.1": (("run",), (), ("items",)),
+}
 
-    Schema 1.1 only added the ``run`` metadata and ``summary.items``; a 1.0
-    report is checked against everything else.
-    """
+
+def _schema_for(document: object) -> dict[str, Any]:
+    """The shipped schema; for an older minor version (stored history), less what came later."""
     import copy
 
     from pytest_openmed.schemas import load_schema
 
     schema = load_schema("gate-report")
-    if not (isinstance(document, dict) and document.get("schema_version") == "1.0"):
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    later = [added for minor, added in _ADDED_IN.items() if str(version) < minor]
+    if version not in ("1.0", "1.1") or not later:
         return schema
     old = copy.deepcopy(schema)
-    old["properties"]["schema_version"] = {"const": "1.0"}
-    old["required"] = [name for name in old["required"] if name != "run"]
-    summary = old["properties"]["summary"]
-    summary["required"] = [name for name in summary["required"] if name != "items"]
+    old["properties"]["schema_version"] = {"const": version}
+    for top, run, summary in later:
+        old["required"] = [name for name in old["required"] if name not in top]
+        for key, names in (("run", run), ("summary", summary)):
+            part = old["properties"][key]
+            part["required"] = [name for name in part["required"] if name not in names]
     return old
 
 
