@@ -83,9 +83,9 @@ _BLOCK_LINES = 4
 _LOCAL_TILES = 9
 #: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
 _CALM_RATIO = 0.35
-#: Pixels at each end of the grey range that may be hot or dead (ignored by the display range).
+#: Pixels at each end of the grey range that may be hot or dead (clipped on the display scale).
 _OUTLIER_PX = 16
-#: A percentile range under this share of the near-full range marks a near-uniform image.
+#: The display scale spans at least this share of the near-full grey range.
 _SPARSE_RANGE = 0.25
 
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
@@ -303,33 +303,35 @@ def _decode(asset: bytes) -> _Decoded:
 # --------------------------------------------------------------------------- detection
 
 
-def _display_range(image: FloatImage) -> tuple[float, float]:
-    """The grey levels mapped to 0 and 1: the 0.1 and 99.9 percentiles, or on a near-uniform
-    image the range of all but the :data:`_OUTLIER_PX` most extreme pixels at each end.
+def _normalised(decoded: _Decoded) -> FloatImage:
+    """The image on the display scale: its 0.1 and 99.9 percentiles at 0 and 1.
 
-    The percentiles ignore a few hot or dead pixels, but on a plain (black, grey or
-    gently graded) background a short identifier covers less than 0.1 % of the image:
-    the percentiles then span only the background's noise, clip the text away and
-    stretch the noise to the whole range. Such an image is recognised by its percentile
-    range being under :data:`_SPARSE_RANGE` of the near-full range (real anatomy fills
-    more than half of it), and its sparse content is kept.
+    The percentiles set the scale, so that a few hot or dead pixels do not squeeze
+    the anatomy's contrast, and the tail of the anatomy past them is clipped as
+    ever. But on a plain (black, grey or gently graded) background a short
+    identifier covers less than 0.1 % of the pixels and lies past a percentile:
+    clipping erased it. So content reaching past a percentile by at least
+    :data:`_SPARSE_RANGE` of the scale is kept (up to the :data:`_OUTLIER_PX`-th most
+    extreme pixel), and when the percentiles span under :data:`_SPARSE_RANGE` of
+    that near-full range (a near-uniform image: they hold little more than its
+    noise) the scale is that share of it, so the noise is not stretched over the
+    whole display.
     """
+    image = decoded.pixels.astype(np.float64)
     low, high = (float(v) for v in np.percentile(image, (0.1, 99.9)))
     flat = image.ravel()
-    if flat.size > 2 * _OUTLIER_PX + 1:
-        ends = np.partition(flat, (_OUTLIER_PX, flat.size - 1 - _OUTLIER_PX))
-        full_low, full_high = float(ends[_OUTLIER_PX]), float(ends[flat.size - 1 - _OUTLIER_PX])
-        if high - low < _SPARSE_RANGE * (full_high - full_low):
-            return full_low, full_high
-    return low, high
-
-
-def _normalised(decoded: _Decoded) -> FloatImage:
-    image = decoded.pixels.astype(np.float64)
-    low, high = _display_range(image)
-    if high <= low:
+    first, last = min(_OUTLIER_PX, flat.size - 1), max(0, flat.size - 1 - _OUTLIER_PX)
+    ends = np.partition(flat, (first, last))
+    floor, ceiling = float(ends[first]), float(ends[last])
+    span = max(high - low, _SPARSE_RANGE * (ceiling - floor))
+    if span <= 0.0:
         return np.zeros_like(image)
-    scaled: FloatImage = np.clip((image - low) / (high - low), 0.0, 1.0)
+    below, above = (low - floor) / span, (ceiling - high) / span
+    scaled: FloatImage = np.clip(
+        (image - low) / span,
+        -below if below >= _SPARSE_RANGE else 0.0,
+        1.0 + above if above >= _SPARSE_RANGE else 1.0,
+    )
     return 1.0 - scaled if decoded.inverted else scaled
 
 

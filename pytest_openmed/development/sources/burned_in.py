@@ -23,8 +23,8 @@ bytes are identical for a seed. Slices:
   13–15 px, 16 px at 17–19 px), the corner-block layout of CT/MR/US consoles;
   on about :data:`PLAIN_SHARE` of the sources the background is **plain** instead
   of an acquisition (see :data:`BACKGROUNDS`: black, a uniform grey, or a gentle
-  gradient, as in ultrasound margins and secondary captures), with little or no
-  noise, in the same layouts;
+  gradient, as in ultrasound margins and secondary captures; 448–640 px a side),
+  with little or no noise, in the same layouts;
 * ``ambiguity_conflict`` — the Burned In Annotation attribute disagrees with
   the pixels (``NO`` with text, ``YES`` without, or absent), text-like
   non-identifier distractors (tick marks, a thin curve), overlay planes.
@@ -447,6 +447,9 @@ def generate_burned_in_identifier_coverage(
     image = _background(rng, shape)
     kind = _background_kind(seed, slice_name, carrier)
     if kind != BACKGROUNDS[0]:
+        # A capture or a margin is larger than the text on it: a short identifier on
+        # 448-640 px covers well under 0.1 % of the pixels.
+        shape = (int(rng.integers(448, 641)), int(rng.integers(448, 641)))
         image = plain_background(rng, kind, shape)
     taken = np.zeros(shape, dtype=bool)
 
