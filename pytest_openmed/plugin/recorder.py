@@ -338,7 +338,7 @@ class GateRecorder:
         self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        files = (options.report_path, options.markdown_path, options.html_path)
+        files = (options.report_path, options.markdown_path, options.html_path, options.sarif_path)
         if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
@@ -359,6 +359,11 @@ class GateRecorder:
         markdown = render_markdown(report)
         if options.markdown_path is not None:
             self._write(session, options.markdown_path, markdown)
+        if options.sarif_path is not None:
+            from pytest_openmed.report.sarif import sarif_document
+
+            sarif = sarif_document(report, self.config.rootpath)
+            self._write(session, options.sarif_path, json.dumps(sarif, indent=2) + "\n")
         if step_summary and self.entries:
             try:
                 with Path(step_summary).open("a", encoding="utf-8") as handle:
@@ -479,6 +484,12 @@ class GateRecorder:
                     "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            from pytest_openmed.report.sarif import annotation_lines
+
+            # Workflow commands: GitHub turns each into an annotation on the gate's file.
+            for line in annotation_lines(report, self.config.rootpath):
+                terminalreporter.write_line(line)
         summary = report["summary"]
         verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
