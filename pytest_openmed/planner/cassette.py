@@ -33,6 +33,7 @@ from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIO_IDS
 from pytest_openmed.planner.wire import (
     DIALECTS,
     Model,
+    Transport,
     WirePlanner,
     live_transport,
     normalise_response,
@@ -246,10 +247,10 @@ def _load(path: Path) -> Cassette:
 
 
 class _RecordingTransport:
-    """Calls the live model and keeps every exchange of the current run."""
+    """Calls the live model (or transport) and keeps every exchange of the current run."""
 
-    def __init__(self, model: Model) -> None:
-        self._live = live_transport(model)
+    def __init__(self, live: Transport) -> None:
+        self._live = live
         self.run = QUALIFICATION_RUN
         self.runs: dict[str, list[Exchange]] = {}
 
@@ -327,8 +328,12 @@ def qualify_wire(
     cassette: Path | None = None,
     record: bool = False,
     injection_suite: bool = False,
+    transport: Transport | None = None,
 ) -> WireQualification:
     """Qualify a wire-format model live, while recording, or from a cassette.
+
+    ``transport`` stands for ``model`` where the model is not a function (the
+    MCP server's :class:`~pytest_openmed.planner.served.AgentTransport`).
 
     * ``model`` without ``cassette``: live; nothing is written.
     * ``model`` with ``cassette`` and ``record=True``: live, then the cassette is
@@ -338,15 +343,16 @@ def qualify_wire(
     """
     if dialect not in DIALECTS:
         raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
-    if record and (model is None or cassette is None):
+    live = transport if transport is not None else None if model is None else live_transport(model)
+    if record and (live is None or cassette is None):
         raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
         return _replay(dialect, load_cassette(cassette), injection_suite)
-    if model is None:
+    if live is None:
         raise InputRefused("a live wire qualification needs the model's planner reference")
     if not record:
-        return _run(WirePlanner(live_transport(model), dialect), injection_suite, lambda r: None)
-    recorder = _RecordingTransport(model)
+        return _run(WirePlanner(live, dialect), injection_suite, lambda r: None)
+    recorder = _RecordingTransport(live)
 
     def start(run: str) -> None:
         recorder.run = run
