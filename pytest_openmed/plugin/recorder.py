@@ -150,7 +150,8 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
@@ -493,8 +494,8 @@ class GateRecorder:
         summary = report["summary"]
         verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
-            f"openmed: {_plural(len(self.items), 'gate item')}: "
-            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            f"openmed: {plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {plural(summary['gates'], 'verdict')}: "
             + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
             + ". Non-diagnostic evaluation evidence."
         )
