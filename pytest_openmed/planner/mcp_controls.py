@@ -17,13 +17,18 @@ the SDK.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.planner.wire_controls import (
+    GULLIBLE_STYLES,
     _control_calls,
+    _expect,
     _gullible_calls,
     _result,
     _View,
@@ -31,6 +36,8 @@ from pytest_openmed.planner.wire_controls import (
 
 __all__ = [
     "MCP_CASSETTES",
+    "MCP_CONTROLS",
+    "McpControl",
     "connect",
     "mcp_control_agent",
     "mcp_gullible_agent",
@@ -95,3 +102,31 @@ def _agent(rules: _Rules, name: str) -> Callable[[Any, str], None]:
 
 mcp_control_agent = _agent(_control_calls, "mcp_control_agent")
 mcp_gullible_agent = _agent(_gullible_calls, "mcp_gullible_agent")
+
+
+@dataclass(frozen=True, slots=True)
+class McpControl:
+    """An MCP control host: its gate name, ``run_agent`` attribute, cassette, expected statuses."""
+
+    name: str
+    attribute: str
+    expected: Mapping[str, GateStatus]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
+
+    @property
+    def reference(self) -> str:
+        return f"{__name__}:{self.attribute}"
+
+    @property
+    def cassette(self) -> Path:
+        """The recorded conversations (the qualification and the injection suite)."""
+        return MCP_CASSETTES / f"{self.name}.json"
+
+
+#: The MCP control pair run by ``--openmed-controls``, each with the injection suite.
+MCP_CONTROLS: tuple[McpControl, ...] = (
+    McpControl("mcp_agent", "mcp_control_agent", _expect()),
+    McpControl("mcp_gullible", "mcp_gullible_agent", _expect(GULLIBLE_STYLES)),
+)
