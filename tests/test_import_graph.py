@@ -51,6 +51,7 @@ CORE = (
     "_canonical",
     "_toml",
     "_wilson",
+    "_exact",
     "_lazy",
     "_jsonread",
 )

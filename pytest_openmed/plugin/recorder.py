@@ -150,7 +150,8 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
@@ -338,7 +339,7 @@ class GateRecorder:
         self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        files = (options.report_path, options.markdown_path, options.html_path)
+        files = (options.report_path, options.markdown_path, options.html_path, options.sarif_path)
         if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
@@ -359,6 +360,11 @@ class GateRecorder:
         markdown = render_markdown(report)
         if options.markdown_path is not None:
             self._write(session, options.markdown_path, markdown)
+        if options.sarif_path is not None:
+            from pytest_openmed.report.sarif import sarif_document
+
+            sarif = sarif_document(report, self.config.rootpath)
+            self._write(session, options.sarif_path, json.dumps(sarif, indent=2) + "\n")
         if step_summary and self.entries:
             try:
                 with Path(step_summary).open("a", encoding="utf-8") as handle:
@@ -479,11 +485,17 @@ class GateRecorder:
                     "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            from pytest_openmed.report.sarif import annotation_lines
+
+            # Workflow commands: GitHub turns each into an annotation on the gate's file.
+            for line in annotation_lines(report, self.config.rootpath):
+                terminalreporter.write_line(line)
         summary = report["summary"]
         verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
-            f"openmed: {_plural(len(self.items), 'gate item')}: "
-            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            f"openmed: {plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {plural(summary['gates'], 'verdict')}: "
             + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
             + ". Non-diagnostic evaluation evidence."
         )
