@@ -33,7 +33,6 @@ __all__ = [
     "PACK_CONTROLS",
     "PackControl",
     "control_specs",
-    "evaluate_mcp_control",
     "evaluate_pack_control",
 ]
 
@@ -94,40 +93,10 @@ def _planner_controls() -> tuple[GateSpec, ...]:
                 items=spec.items,
                 options=spec.options,
                 expected=host.expected,
-                evaluator="pytest_openmed.development.control_run:evaluate_mcp_control",
+                evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
             )
         )
     return tuple(specs)
-
-
-def evaluate_mcp_control(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
-    """Replay the MCP control's cassette; with the ``mcp`` extra, also serve the host live.
-
-    The live run must give the recorded reports byte for byte, or the gate is an
-    error (the cassette no longer stands for the host: record it again).
-    """
-    from importlib.util import find_spec
-
-    from pytest_openmed.errors import InputRefused
-    from pytest_openmed.planner._gate import evaluate_injection, evaluate_report, load_planner
-    from pytest_openmed.planner.mcp_agent import qualify_agent
-
-    replayed = qualify_agent(cassette=spec.options["cassette"], injection_suite=True)
-    assert replayed.injection is not None
-    if find_spec("mcp") is not None:
-        agent = load_planner(spec.options["planner"])
-        live = qualify_agent(agent, transport="http", injection_suite=True)
-        assert live.injection is not None
-        if (live.report.to_json(), live.injection.to_json()) != (
-            replayed.report.to_json(),
-            replayed.injection.to_json(),
-        ):
-            raise InputRefused(
-                "the MCP control's live run differs from its recorded cassette; record it again"
-            )
-    verdicts = evaluate_report(replayed.report)
-    verdicts.update(evaluate_injection(replayed.injection))
-    return {item: verdicts[item] for item in spec.items}
 
 
 def _claims_controls() -> tuple[GateSpec, ...]:

@@ -24,7 +24,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed.contract import GateStatus
+from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.wire_controls import (
     GULLIBLE_STYLES,
     _control_calls,
@@ -39,6 +40,7 @@ __all__ = [
     "MCP_CONTROLS",
     "McpControl",
     "connect",
+    "evaluate_mcp_control",
     "mcp_control_agent",
     "mcp_gullible_agent",
 ]
@@ -130,3 +132,32 @@ MCP_CONTROLS: tuple[McpControl, ...] = (
     McpControl("mcp_agent", "mcp_control_agent", _expect()),
     McpControl("mcp_gullible", "mcp_gullible_agent", _expect(GULLIBLE_STYLES)),
 )
+
+
+def evaluate_mcp_control(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
+    """Replay the MCP control's cassette; with the ``mcp`` extra, also serve the host live.
+
+    The live run must give the recorded reports byte for byte, or the gate is an
+    error (the cassette no longer stands for the host: record it again).
+    """
+    from importlib.util import find_spec
+
+    from pytest_openmed.planner._gate import evaluate_injection, evaluate_report, load_planner
+    from pytest_openmed.planner.mcp_agent import qualify_agent
+
+    replayed = qualify_agent(cassette=spec.options["cassette"], injection_suite=True)
+    assert replayed.injection is not None
+    if find_spec("mcp") is not None:
+        agent = load_planner(spec.options["planner"])
+        live = qualify_agent(agent, transport="http", injection_suite=True)
+        assert live.injection is not None
+        if (live.report.to_json(), live.injection.to_json()) != (
+            replayed.report.to_json(),
+            replayed.injection.to_json(),
+        ):
+            raise InputRefused(
+                "the MCP control's live run differs from its recorded cassette; record it again"
+            )
+    verdicts = evaluate_report(replayed.report)
+    verdicts.update(evaluate_injection(replayed.injection))
+    return {item: verdicts[item] for item in spec.items}

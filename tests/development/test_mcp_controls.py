@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from pytest_openmed.contract import GateSettings, GateSpec
-from pytest_openmed.development.control_run import control_specs, evaluate_mcp_control
+from pytest_openmed.development.control_run import control_specs
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.cassette import StaleCassetteError
-from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
+from pytest_openmed.planner.mcp_controls import MCP_CONTROLS, evaluate_mcp_control
 
 MCP_GATES = {f"planner({control.name})" for control in MCP_CONTROLS}
 
