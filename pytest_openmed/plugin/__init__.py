@@ -129,6 +129,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     _path_option(
         parser,
         group,
+        "sarif",
+        "write a SARIF 2.1.0 log of failing gate verdicts (for code scanning) to PATH.",
+    )
+    _path_option(
+        parser,
+        group,
         "history",
         "store this run's gate report in directory PATH under a time-sortable name.",
     )

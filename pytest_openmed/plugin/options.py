@@ -140,6 +140,7 @@ class RunOptions:
     waivers: tuple[Waiver, ...]
     # Reports people read, run history and CI switches (docs/html-report.md, docs/history.md).
     html_path: Path | None = None
+    sarif_path: Path | None = None
     history_dir: Path | None = None
     history_keep: int = DEFAULT_KEEP
     max_rate: float | None = None
@@ -245,6 +246,8 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
     check_writable(config, markdown_path, "openmed_markdown")
     html_path = resolve_path(config, "openmed_html", "openmed_html")
     check_writable(config, html_path, "openmed_html")
+    sarif_path = resolve_path(config, "openmed_sarif", "openmed_sarif")
+    check_writable(config, sarif_path, "openmed_sarif")
     _check_history_dir(config, history_dir)
     step_summary = not config.getoption("openmed_no_step_summary") and bool(
         config.getini("openmed_step_summary")
@@ -263,6 +266,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         baseline=baseline,
         waivers=waivers,
         html_path=html_path,
+        sarif_path=sarif_path,
         history_dir=history_dir,
         history_keep=resolve(
             config, "openmed_history_keep", "openmed_history_keep", parse_history_keep, DEFAULT_KEEP
