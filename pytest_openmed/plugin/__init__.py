@@ -44,6 +44,7 @@ from pytest_openmed.plugin.options import (
 )
 from pytest_openmed.plugin.pack_fixture import assess_pack
 from pytest_openmed.plugin.recorder import (
+    GATE_FILE_SUFFIX,
     MARKER_PROPERTY,
     RESERVED_PROPERTY_TEXT,
     USAGE_NODEID,
@@ -58,8 +59,6 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.waivers import Waiver
     from pytest_openmed.report.baseline import Baseline
 
-#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
-GATE_FILE_SUFFIX = ".openmed.toml"
 
 __all__ = [
     "assess_pack",
