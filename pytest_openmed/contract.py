@@ -402,6 +402,8 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: ``--openmed-isolate``: planner gates qualify user code in a child process.
+    isolate: bool = False
 
 
 @dataclass(frozen=True, slots=True)

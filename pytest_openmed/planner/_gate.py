@@ -253,7 +253,20 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     suite = bool(spec.options.get("injection_suite", False))
     dialect = spec.options.get("dialect")
     injection: InjectionReport | None = None
-    if dialect is None:
+    reference = spec.options.get("planner")
+    cassette = spec.options.get("cassette")
+    if settings.isolate and reference and (dialect is None or settings.record or not cassette):
+        from pytest_openmed.planner._isolated import qualify_isolated
+
+        report, injection = qualify_isolated(
+            reference,
+            UnloadablePlanner,
+            dialect=dialect,
+            cassette=cassette,
+            record=bool(cassette) and settings.record,
+            injection_suite=suite,
+        )
+    elif dialect is None:
         planner = load_planner(spec.options.get("planner", ""))
         report = qualify_planner(planner)
         if suite:

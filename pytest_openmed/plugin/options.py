@@ -147,6 +147,8 @@ class RunOptions:
     gate_selection: str | None = None  # "only", "skip" or None
     #: Gates that must be collected (docs/gate-files.md): counts and gate names.
     required: tuple[int | str, ...] = ()
+    #: Planner gates qualify user code in a child process (docs/planner.md).
+    isolate: bool = False
 
     @property
     def settings(self) -> GateSettings:
@@ -160,6 +162,7 @@ class RunOptions:
             key_env=self.key_env,
             record=self.record,
             max_rate=self.max_rate,
+            isolate=self.isolate,
         )
 
 
@@ -274,6 +277,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
         gate_selection="only" if only else "skip" if skip else None,
         required=_required(config),
+        isolate=bool(config.getoption("openmed_isolate") or config.getini("openmed_isolate")),
     )
 
 
