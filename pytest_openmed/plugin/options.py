@@ -328,7 +328,10 @@ def _compare_baseline(history_dir: Path | None, ref: str) -> Baseline:
         raise pytest.UsageError(f"openmed: {error}") from None
     baseline = _load_baseline(path)
     assert baseline is not None
-    return baseline
+    import dataclasses
+
+    # A stored name is a UTC time and a commit (history.run_name): safe to show.
+    return dataclasses.replace(baseline, stored_run=path.name.removesuffix(".json"))
 
 
 def _load_baseline(path: Path | None) -> Baseline | None:
