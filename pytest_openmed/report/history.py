@@ -104,7 +104,7 @@ def store_run(
         raise OSError("could not list the history directory") from None
     for old in runs[: max(0, len(runs) - keep)]:
         try:
-            old.unlink()
+            old.unlink(missing_ok=True)  # another run pruning the same store may be first
         except OSError:
             raise OSError("could not prune the history directory") from None
     _index_run(directory, target.name, text, report, {run.name for run in runs[-keep:]})
@@ -240,6 +240,7 @@ def load_history(
     with 50 stored runs.  A stored run that fails the check is left out and
     counted, never guessed at.
     """
+    from pytest_openmed._jsonread import read_limited
     from pytest_openmed.report.load import ReportError, parse_stored
 
     runs = stored_runs(directory)
@@ -249,11 +250,9 @@ def load_history(
     unreadable = 0
     for run in runs:
         try:
-            raw = run.read_bytes()
-            if len(raw) > _MAX_STORED_BYTES:
-                raise ReportError("too large")
+            raw = read_limited(run, _MAX_STORED_BYTES, too_large="too large", unreadable="unread")
             loaded.append((run.name.removesuffix(".json"), parse_stored(raw)))
-        except (OSError, ReportError):
+        except (OSError, ReportError, InputRefused):
             unreadable += 1
     return loaded, unreadable
 
@@ -265,6 +264,7 @@ def load_trends(directory: Path, newest: int) -> tuple[list[StoredRun], int]:
     older version, or lost in a race between two runs) is read whole and
     checked like :func:`load_history` does.
     """
+    from pytest_openmed._jsonread import read_limited
     from pytest_openmed.report.load import ReportError, parse_stored
     from pytest_openmed.report.trend_view import view_of
 
@@ -277,11 +277,11 @@ def load_trends(directory: Path, newest: int) -> tuple[list[StoredRun], int]:
         view = index.get(name)
         if view is None:
             try:
-                raw = run.read_bytes()
-                if len(raw) > _MAX_STORED_BYTES:
-                    raise ReportError("too large")
+                raw = read_limited(
+                    run, _MAX_STORED_BYTES, too_large="too large", unreadable="unread"
+                )
                 view = view_of(name, parse_stored(raw))
-            except (OSError, ReportError):
+            except (OSError, ReportError, InputRefused):
                 unreadable += 1
                 continue
         loaded.append(view)
