@@ -21,8 +21,13 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_openmed._exact import check_confidence, exact_upper, minimum_trials
-from pytest_openmed.contract import INJECTION_STYLES, SCENARIO_IDS
+from pytest_openmed._exact import (
+    DEFAULT_CONFIDENCE,
+    check_confidence,
+    exact_upper,
+    minimum_trials,
+)
+from pytest_openmed.contract import INJECTION_STYLES, MAX_PLANNER_TRIALS, SCENARIO_IDS
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.report import CRITICAL_COUNTS, PlannerCounts
 
@@ -36,10 +41,8 @@ __all__ = [
     "trials_needed",
 ]
 
-#: Most trials one gate may ask for (10 x 20 conversations is the documented live budget).
-MAX_TRIALS = 1000
-#: Confidence of the exact bounds when a gate sets none.
-DEFAULT_CONFIDENCE = 0.95
+#: Most trials one gate may ask for.
+MAX_TRIALS = MAX_PLANNER_TRIALS
 
 
 class UnderpoweredTrials(InputRefused):
