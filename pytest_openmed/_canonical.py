@@ -16,6 +16,7 @@ import math
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +172,36 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         _fsync_directory(directory)
     except (OSError, ValueError):
         raise OSError("could not write the requested output file") from None
+    _remove_stale_temporaries(directory)
+
+
+#: A temporary file of :func:`atomic_write_text` (``tempfile.mkstemp``'s eight characters).
+_TEMPORARY = re.compile(r"\.openmed-[a-z0-9_]{8}\.tmp")
+#: Age after which a temporary file is a crashed writer's, never one still being written.
+STALE_TEMPORARY_SECONDS = 3600
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Remove temporary files a killed writer (``kill -9`` mid-write) left in ``directory``.
+
+    Only regular files named as :func:`atomic_write_text` names them and not
+    modified for :data:`STALE_TEMPORARY_SECONDS` (a write in progress, in this
+    or another process, is seconds old) are removed; nothing else is touched,
+    and a failure to remove one is no failure of the write.
+    """
+    cutoff = time.time() - STALE_TEMPORARY_SECONDS
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if not _TEMPORARY.fullmatch(entry.name):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # gone already (another run removed it), or not ours to remove
 
 
 def _current_umask() -> int:

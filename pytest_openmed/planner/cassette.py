@@ -28,6 +28,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
+from pytest_openmed._jsonread import read_limited, strict_decoder
 from pytest_openmed.contract import INJECTION_ITEMS, locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.harness import qualify_planner
@@ -239,10 +240,12 @@ def parse_cassette(text: str) -> Cassette:
     against the closed list before they are named, exchanges are counted from
     1).  It never quotes a value or the text of the document.
     """
-    try:
-        document = json.loads(text)
+    try:  # the package's JSON policy: no repeated name, no NaN, numbers in range
+        document = strict_decoder(lambda: _invalid("not JSON")).decode(text)
     except json.JSONDecodeError as error:
         raise _invalid("not JSON", f"line {error.lineno}, column {error.colno}") from None
+    except CassetteError:
+        raise
     except (ValueError, RecursionError):
         raise _invalid("not JSON") from None
     keys = {"cassette", "schema_version", "non_diagnostic", "dialect", "runs"}
@@ -291,13 +294,12 @@ def load_cassette(path: Path) -> Cassette:
 
 
 def _load(path: Path) -> Cassette:
-    try:
-        with Path(path).open("rb") as handle:
-            raw = handle.read(_MAX_CASSETTE_BYTES + 1)
-    except OSError:
-        raise CassetteError("the cassette could not be read") from None
-    if len(raw) > _MAX_CASSETTE_BYTES:
-        raise CassetteError("the cassette exceeds 64 MiB")
+    raw = read_limited(
+        Path(path),
+        _MAX_CASSETTE_BYTES,
+        too_large=lambda: CassetteError("the cassette exceeds 64 MiB"),
+        unreadable=lambda: CassetteError("the cassette could not be read"),
+    )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -359,7 +361,11 @@ class _RecordingTransport:
             response = self._live(scenario_id, turn, request)
         except Exception:
             exchanges.append(Exchange(scenario_id, turn, digest, None, raised=True))
-            raise
+            raised = True
+        else:
+            raised = False
+        if raised:  # as replay will raise it: the same planner-error cause live and replayed
+            raise _recorded_raise()
         normalised = normalise_response(response)
         if self._usage is not None:
             self._usage.add(normalised)
@@ -401,10 +407,15 @@ class _ReplayTransport:
             raise _Stale()
         self._position += 1
         if exchange.raised:
-            raise RuntimeError("the recorded model call raised")
+            raise _recorded_raise()
         if self._usage is not None:
             self._usage.add(exchange.response)
         return exchange.response
+
+
+def _recorded_raise() -> RuntimeError:
+    """What a model call that raised raises, recorded and replayed: one planner-error cause."""
+    return RuntimeError("the recorded model call raised")
 
 
 @dataclass(frozen=True, slots=True)

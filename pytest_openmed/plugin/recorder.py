@@ -10,9 +10,11 @@ controller prints the summary and writes files.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -32,6 +34,16 @@ if TYPE_CHECKING:
 REPORT_SCHEMA_VERSION = "1.2"
 #: Keys of ``run`` that differ between two runs of the same gates (when, how long).
 VOLATILE_RUN_KEYS = ("timing",)
+
+#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
+GATE_FILE_SUFFIX = ".openmed.toml"
+#: A declared gate's item node id: ``[<file>.openmed.toml::]<kind>(<name>)::<item>``.
+_GATE_ITEM_ID = re.compile(
+    r"(?:(?:[^:]|:(?!:))*" + re.escape(GATE_FILE_SUFFIX) + r"::)?"
+    r"(claims|planner|pack)\([^()]*\)::[^:]+"
+)
+#: Reason of the record of a gate item whose xdist worker crashed while running it.
+CRASHED = "worker_crashed"
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
@@ -63,6 +75,10 @@ RESERVED_PROPERTY_TEXT = (
     "(OPENMED-RESERVED-PROPERTY)"
 )
 #: Why no report was written after a ``pytest_openmed_report`` implementation broke it.
+#: The exit status of a run whose requested output could not be written at its end (a full
+#: disk): not pytest's 3, which says pytest itself crashed (docs/ci.md).
+WRITE_FAILED_EXIT = 6
+
 REPORT_HOOK_TEXT = (
     "openmed: a pytest_openmed_report hook implementation left the gate report invalid "
     "(non-JSON data, or changes outside 'extensions' that break its schema); "
@@ -150,7 +166,8 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
@@ -172,6 +189,7 @@ class GateRecorder:
         self.deselected = 0
         self._session: pytest.Session | None = None
         self.hook_failed = False
+        self.history_skipped = 0
         self.usage_error = False
         #: Usable baseline entries naming no collected gate (``None``: not counted here).
         self.baseline_unmatched: int | None = None
@@ -182,8 +200,19 @@ class GateRecorder:
         self._commit: tuple[str | None] | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """The run's UTC start and a monotonic clock reading, for ``run.timing``."""
+        """Note the run's start (``run.timing``); write the named report as an incomplete run.
+
+        The report path then never holds something that looks like a pass
+        while the run is going, nor after a crash, ``os._exit`` or ``kill -9``:
+        the end of the run replaces it atomically.
+        """
         self._started = (datetime.datetime.now(datetime.UTC), time.perf_counter())
+        if self.options.report_path is None or hasattr(self.config, "workerinput"):
+            return
+        from pytest_openmed.report.load import INCOMPLETE_KEY
+
+        started = {INCOMPLETE_KEY: True, **self.build_report()}
+        self._write(session, self.options.report_path, json.dumps(started, indent=2) + "\n")
 
     def note_deselected(self, nodeids: Iterable[str]) -> None:
         """Gate items that ``--openmed-only``/``--openmed-skip`` deselected (sent on by workers)."""
@@ -210,6 +239,9 @@ class GateRecorder:
         duration = getattr(report, "duration", 0.0)
         if isinstance(duration, int | float) and duration >= 0:
             self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + duration
+        if str(report.when) == "???":  # pytest-xdist: its worker crashed running this item
+            self._crashed(report)
+            return
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
             return
         outcome = "error" if report.when == "setup" and report.failed else report.outcome
@@ -227,6 +259,22 @@ class GateRecorder:
             entry["nodeid"] = report.nodeid
             entry["outcome"] = outcome
             self.entries.append(entry)
+
+    def _crashed(self, report: pytest.TestReport) -> None:
+        """A declared gate's item that took its worker down (``os._exit``) is in the report.
+
+        Listed after the gates that ran, with no status and the reason
+        :data:`CRASHED`: the run failed, and the report says where.
+        """
+        found = _GATE_ITEM_ID.fullmatch(report.nodeid)
+        if found is None or report.nodeid in self.items:
+            return
+        group = report.nodeid.rpartition("::")[0]
+        entry = json.loads(gate_record(found.group(1), group=group, order=1 << 61, reason=CRASHED))
+        entry["nodeid"] = report.nodeid
+        entry["outcome"] = "failed"
+        self.items[report.nodeid] = "failed"  # as pytest counts a crashed item
+        self.entries.append(entry)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected += len(items)
@@ -338,7 +386,7 @@ class GateRecorder:
         self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        files = (options.report_path, options.markdown_path, options.html_path)
+        files = (options.report_path, options.markdown_path, options.html_path, options.sarif_path)
         if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
@@ -348,6 +396,8 @@ class GateRecorder:
             if text is None:
                 self.hook_failed = True
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
+                with contextlib.suppress(OSError):  # kept, the run-start report says incomplete
+                    options.report_path.unlink(missing_ok=True)
             else:
                 self._write(session, options.report_path, text)
         if not self.hook_failed and (
@@ -359,13 +409,17 @@ class GateRecorder:
         markdown = render_markdown(report)
         if options.markdown_path is not None:
             self._write(session, options.markdown_path, markdown)
+        if options.sarif_path is not None:
+            from pytest_openmed.report.sarif import sarif_document
+
+            sarif = sarif_document(report, self.config.rootpath)
+            self._write(session, options.sarif_path, json.dumps(sarif, indent=2) + "\n")
         if step_summary and self.entries:
             try:
                 with Path(step_summary).open("a", encoding="utf-8") as handle:
                     handle.write(markdown)
             except OSError:
-                self.write_failed = True
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+                self._write_failed(session)
 
     def _history_and_html(self, session: pytest.Session, report: dict[str, Any]) -> None:
         """Store the run when asked, then render the HTML with the stored runs as its trend."""
@@ -385,10 +439,9 @@ class GateRecorder:
                     environ=os.environ,
                 )
             except OSError:
-                self.write_failed = True
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+                self._write_failed(session)
             if options.html_path is not None:
-                history, _ = load_history(options.history_dir)
+                history, self.history_skipped = load_history(options.history_dir)
         if options.html_path is not None:
             from pytest_openmed.report.html import render_html
 
@@ -416,14 +469,18 @@ class GateRecorder:
             valid = False
         return text if valid else None
 
+    def _write_failed(self, session: pytest.Session) -> None:
+        """A requested output could not be written: exit :data:`WRITE_FAILED_EXIT`."""
+        self.write_failed = True
+        session.exitstatus = WRITE_FAILED_EXIT
+
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
         from pytest_openmed._canonical import atomic_write_text
 
         try:
             atomic_write_text(path, text)
         except OSError:
-            self.write_failed = True
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            self._write_failed(session)
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
         try:
@@ -451,6 +508,12 @@ class GateRecorder:
             )
         if self.hook_failed:
             terminalreporter.write_line(REPORT_HOOK_TEXT, red=True)
+        if self.history_skipped:
+            terminalreporter.write_line(
+                f"openmed: {self.history_skipped} stored runs are not valid gate reports "
+                "and are left out of the HTML trend",
+                yellow=True,
+            )
         self._baseline_line(terminalreporter)
         if not self.entries:
             return
@@ -479,11 +542,17 @@ class GateRecorder:
                     "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            from pytest_openmed.report.sarif import annotation_lines
+
+            # Workflow commands: GitHub turns each into an annotation on the gate's file.
+            for line in annotation_lines(report, self.config.rootpath):
+                terminalreporter.write_line(line)
         summary = report["summary"]
         verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
-            f"openmed: {_plural(len(self.items), 'gate item')}: "
-            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            f"openmed: {plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {plural(summary['gates'], 'verdict')}: "
             + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
             + ". Non-diagnostic evaluation evidence."
         )

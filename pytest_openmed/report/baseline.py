@@ -14,15 +14,16 @@ baseline that matches no collected gate at all is refused by the plugin.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed._jsonread import loads, read_limited
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.errors import InputRefused
+from pytest_openmed.report.load import INCOMPLETE_KEY
 
 __all__ = [
     "REGRESSED",
@@ -95,18 +96,21 @@ class Baseline:
 
 
 def load_baseline(path: Path) -> Baseline:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        raise BaselineError("the baseline report could not be read") from None
-    if len(raw) > _MAX_BASELINE_BYTES:
-        raise BaselineError("the baseline report exceeds 64 MiB")
-    try:
-        document = json.loads(raw)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BaselineError("the baseline report is not JSON (or nests too deeply)") from None
+    raw = read_limited(
+        path,
+        _MAX_BASELINE_BYTES,
+        too_large=lambda: BaselineError("the baseline report exceeds 64 MiB"),
+        unreadable=lambda: BaselineError("the baseline report could not be read"),
+    )
+    document = loads(
+        raw, lambda: BaselineError("the baseline report is not JSON (or nests too deeply)")
+    )
     if not isinstance(document, dict) or document.get("schema_version") not in _READABLE_VERSIONS:
         raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.x)")
+    if document.get(INCOMPLETE_KEY) is True:
+        raise BaselineError(
+            "the baseline report is of a run that never finished (OPENMED-REPORT-INCOMPLETE)"
+        )
     gates = document.get("gates")
     if not isinstance(gates, list):
         raise BaselineError("the baseline report has no gate list")
