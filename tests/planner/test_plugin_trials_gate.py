@@ -75,7 +75,7 @@ def test_trials_record_and_replay_a_k_trial_cassette(project: pytest.Pytester) -
     assert qualification["pass_k"] == 1.0 and qualification["stability"] == 1.0
     assert "live_seconds" not in qualification
     recorded_gates = json.loads(project.path.joinpath("rec.json").read_text())["gates"]
-    live = [g for g in recorded_gates if g["nodeid"].endswith("qualification")][0]["metrics"]
+    live = next(g for g in recorded_gates if g["nodeid"].endswith("qualification"))["metrics"]
     assert live["live_seconds"] >= 0.0
 
 
@@ -106,7 +106,7 @@ def test_the_cli_sets_trials_for_planner_option_gates(pytester: pytest.Pytester)
     )  # fmt: skip
     result.assert_outcomes(passed=7)
     gates = json.loads(pytester.path.joinpath("r.json").read_text())["gates"]
-    metrics = [g for g in gates if g["nodeid"].endswith("qualification")][0]["metrics"]
+    metrics = next(g for g in gates if g["nodeid"].endswith("qualification"))["metrics"]
     assert metrics["trials"] == 3 and metrics["conversations"] == 18
     bad = pytester.runpytest("--openmed-planner", reference, "--openmed-trials", "0")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
