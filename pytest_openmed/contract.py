@@ -464,6 +464,11 @@ class GateSpec:
     def expected_status(self, item: str) -> GateStatus:
         return self.expected.get(item, GateStatus.PASSED)
 
+    def __repr__(self) -> str:
+        """Value-free: ``options`` hold absolute data and cassette paths and planner references,
+        which ``--showlocals`` would otherwise print with every traceback."""
+        return f"GateSpec(kind={self.kind!r}, items={len(self.items)}, <options hidden>)"
+
 
 #: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
 Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult | GateItemRefused]]
