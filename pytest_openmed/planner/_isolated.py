@@ -2,9 +2,9 @@
 
 PYTEST_DONT_REWRITE
 
-``--openmed-isolate`` (ini ``openmed_isolate``) runs each planner gate that
-calls user code (a planner, or a model being recorded) through the planner
-command line in a fresh interpreter.  The child inherits the environment and
+``--openmed-isolate`` (ini ``openmed_isolate``) qualifies each planner gate
+without a ``dialect`` (each trial) through the planner command line in a
+fresh interpreter.  The child inherits the environment and
 this process's ``sys.path`` (so the reference resolves exactly as it would
 here) and writes its reports into a private temporary directory that is
 removed afterwards.  Whatever the child does — ``os._exit``, a segfault, an
@@ -23,11 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pytest_openmed.contract import INJECTION_STYLES
-from pytest_openmed.planner.cassette import (
-    CassetteError,
-    CassetteWriteError,
-    StaleCassetteError,
-)
 from pytest_openmed.planner.injection import InjectionReport, StyleReport
 from pytest_openmed.planner.report import (
     PlannerCounts,
@@ -36,12 +31,8 @@ from pytest_openmed.planner.report import (
 )
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIO_IDS
 
-#: What the child's cassette codes mean here (docs/planner.md, "Command line").
-_REFUSALS: dict[str, Callable[[], Exception]] = {
-    "E010": StaleCassetteError,
-    "E011": lambda: CassetteError("the cassette could not be read"),
-    "E012": lambda: CassetteWriteError("the cassette could not be written"),
-}
+#: The child's codes for a reference it could not load (docs/planner.md, "Command line").
+_UNLOADABLE = ("E002", "E003")
 
 
 def _exited(hostile: bool) -> PlannerCounts:
@@ -78,9 +69,6 @@ def qualify_isolated(
     reference: str,
     unloadable: Callable[[], Exception],
     *,
-    dialect: str | None = None,
-    cassette: Path | None = None,
-    record: bool = False,
     injection_suite: bool = False,
 ) -> tuple[PlannerQualificationReport, InjectionReport | None]:
     """Qualify ``reference`` in a child interpreter; its crash or exit is ``exited``.
@@ -91,12 +79,6 @@ def qualify_isolated(
         output, injection_output = Path(private, "report.json"), Path(private, "injection.json")
         command = [sys.executable, "-m", "pytest_openmed.planner", "--planner", reference]
         command += ["--output", str(output)]
-        if dialect is not None:
-            command += ["--dialect", dialect]
-        if cassette is not None:
-            command += ["--cassette", str(cassette)]
-        if record:
-            command.append("--record")
         if injection_suite:
             command += ["--injection-report", str(injection_output)]
         environment = dict(os.environ)
@@ -112,10 +94,8 @@ def qualify_isolated(
         code = child.stderr.decode("ascii", "replace")[len("openmed-planner: ") :][:4]
         if child.returncode == 130 and code == "E006":
             raise KeyboardInterrupt
-        refusals = {**_REFUSALS, "E002": unloadable, "E003": unloadable}
-        refusal = refusals.get(code) if child.returncode == 2 else None
-        if refusal is not None:
-            raise refusal()
+        if child.returncode == 2 and code in _UNLOADABLE:
+            raise unloadable()
         if child.returncode not in (0, 1) or not output.is_file():
             return exited_report(), _exited_injection() if injection_suite else None
         try:
