@@ -260,7 +260,11 @@ def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualific
 
 def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
     """``action(*args)``, or the fixture refusal to raise for its typed input error."""
-    from pytest_openmed.plugin.items import REFUSED, GateInputError, input_refused, missing_dependency
+    from pytest_openmed.plugin.items import (
+        REFUSED,
+        input_refused,
+        missing_dependency,
+    )
 
     refusal: GateInputError | None
     try:

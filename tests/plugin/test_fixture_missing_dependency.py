@@ -25,7 +25,9 @@ def test_development_pack_without_the_imaging_extra_is_a_missing_dependency(
     result = pytester.runpytest_subprocess("--showlocals", "--tb=long")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        ["*openmed pack gate needs *, which is not installed: pip install 'pytest-openmed*imaging*'"]
+        [
+            "*openmed pack gate needs *, which is not installed: pip install 'pytest-openmed*imaging*'"
+        ]
     )
     output = result.stdout.str()
     assert "ModuleNotFoundError" not in output and "Traceback" not in output
