@@ -20,17 +20,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
-from pytest_openmed.contract import (
-    INJECTION_ITEMS,
-    PLANNER_ITEMS,
-    PLANNER_REFERENCE,
-    GateResult,
-    GateSettings,
-    GateSpec,
-    GateStatus,
-)
+from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus, declaration_of
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner._silence import discarded_output
+from pytest_openmed.planner.declaration import PLANNER_ITEMS, REFERENCE, GateDeclaration
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (
     INJECTION_SUITE_VERSION,
@@ -129,7 +122,7 @@ def load_planner(reference: str) -> Callable[..., object]:
     if (
         type(reference) is not str
         or len(reference) > _MAX_REFERENCE_CHARS
-        or not PLANNER_REFERENCE.fullmatch(reference)
+        or not REFERENCE.fullmatch(reference)
     ):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
@@ -243,28 +236,31 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     A gate with a ``dialect`` qualifies a wire-format model (live, recording
     under ``--openmed-record``, or replaying its ``cassette``).
     """
-    if spec.kind != "planner" or not set(spec.items) <= set(PLANNER_ITEMS + INJECTION_ITEMS):
-        raise InputRefused("not a planner gate specification")
-    suite = bool(spec.options.get("injection_suite", False))
-    dialect = spec.options.get("dialect")
+    declaration = declaration_of(spec, GateDeclaration, "not a planner gate specification")
+    suite = declaration.injection_suite
     injection: InjectionReport | None = None
-    if dialect is None:
-        planner = load_planner(spec.options.get("planner", ""))
+    if declaration.dialect is None:
+        planner = load_planner(declaration.planner or "")
         report = qualify_planner(planner)
         if suite:
             injection = run_injection_suite(planner)
     else:
         from pytest_openmed.planner.cassette import qualify_wire
 
-        cassette = spec.options.get("cassette")
-        record = cassette is not None and settings.record
-        reference = spec.options.get("planner")
-        model = load_planner(reference) if reference and (record or cassette is None) else None
+        record = declaration.cassette is not None and settings.record
+        reference = declaration.planner
+        model = (
+            load_planner(reference) if reference and declaration.imports_planner(record) else None
+        )
         outcome = qualify_wire(
-            dialect, model=model, cassette=cassette, record=record, injection_suite=suite
+            declaration.dialect,
+            model=model,
+            cassette=declaration.cassette,
+            record=record,
+            injection_suite=suite,
         )
         report, injection = outcome.report, outcome.injection
     verdicts = evaluate_report(report)
     if injection is not None:
         verdicts.update(evaluate_injection(injection))
-    return {item: verdicts[item] for item in spec.items}
+    return {item: verdicts[item] for item in declaration.items}

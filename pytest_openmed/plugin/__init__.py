@@ -301,10 +301,14 @@ def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item
 def _collect_option_gates(
     session: pytest.Session, planners: tuple[str, ...], controls: bool, items: list[pytest.Item]
 ) -> None:
-    from pytest_openmed.contract import planner_spec
+    from pytest_openmed.contract import ArgumentSource, GateSpec
+    from pytest_openmed.planner.declaration import declare
     from pytest_openmed.plugin.items import Gate
 
-    specs = [planner_spec(reference) for reference in planners]
+    specs = [
+        GateSpec("planner", reference, declare({"planner": reference}, ArgumentSource()))
+        for reference in planners
+    ]
     if controls:
         from pytest_openmed.development.control_run import control_specs
 

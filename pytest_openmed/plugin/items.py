@@ -154,17 +154,29 @@ class Gate(pytest.Collector):
         self._evaluation: Mapping[str, GateResult | GateItemRefused] | str | None = None
 
     def collect(self) -> Iterator[GateItem]:
-        if self.spec.kind == "planner" and _imports_planner(self.spec, self.config):
-            # Import the planner now, once: an unimportable planner is one
-            # collection error, not seven failing items.
-            from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
-
-            try:
-                load_planner(self.spec.options["planner"])
-            except PlannerReferenceError as error:
-                raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
+        if self.spec.kind == "planner":
+            self._load_planner()
         for item in self.spec.items:
             yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
+
+    def _load_planner(self) -> None:
+        """Import the planner now, once: an unimportable planner is one collection error.
+
+        Not seven failing items.  A replaying cassette gate never imports (or
+        calls) its model; recording does.
+        """
+        from pytest_openmed.planner.declaration import GateDeclaration
+
+        declaration = self.spec.declaration
+        record = self.config.stash[run_options_key].record
+        if not isinstance(declaration, GateDeclaration) or not declaration.imports_planner(record):
+            return
+        from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
+
+        try:
+            load_planner(declaration.planner or "")
+        except PlannerReferenceError as error:
+            raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
 
     def evaluation(self) -> Mapping[str, GateResult | GateItemRefused]:
         """This gate's verdicts: evaluated once per run, shared by all xdist workers."""
@@ -200,13 +212,6 @@ class Gate(pytest.Collector):
                 "--fulltrace to see it"
             )
         return str(refusal)
-
-
-def _imports_planner(spec: GateSpec, config: pytest.Config) -> bool:
-    """A replaying cassette gate never imports (or calls) its model; recording does."""
-    if "planner" not in spec.options:
-        return False
-    return "cassette" not in spec.options or config.stash[run_options_key].record
 
 
 def _child_nodeid(parent: pytest.Collector, name: str) -> str:

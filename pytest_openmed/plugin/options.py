@@ -94,10 +94,12 @@ def parse_env_name(text: str) -> str:
 
 
 def parse_planner_ref(text: str) -> str:
-    from pytest_openmed.contract import planner_spec
+    """A planner reference ``module:attr``, checked by the planner's declaration."""
+    from pytest_openmed.contract import ArgumentSource
+    from pytest_openmed.planner.declaration import declare
 
-    reference: str = planner_spec(text).options["planner"]
-    return reference
+    declare({"planner": text}, ArgumentSource())
+    return text
 
 
 @dataclass(frozen=True, slots=True)
