@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed._exact import exact_upper, minimum_trials
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.declaration import GateDeclaration, Thresholds
@@ -95,9 +96,12 @@ def evaluate_thresholds(
 ) -> dict[str, GateResult | GateItemRefused]:
     """Verdicts for ``overall`` and for ``class[<label>]`` of each class the declaration names.
 
-    The rate rule is checked first (``unsupported_rate`` when the rate exceeds
+    A collection too small for its ``max_upper`` (fewer claims than the exact
+    bound needs with none unsupported, :func:`~pytest_openmed._exact.minimum_trials`)
+    is refused as underpowered, naming ``needed_claims``.  Otherwise the rate
+    rule is checked first (``unsupported_rate`` when the rate exceeds
     ``max_unsupported_rate``), then the interval rule (``interval_upper`` when
-    the interval's upper bound exceeds ``max_upper``).  A class with thresholds
+    the gate bound, :func:`gate_upper`, exceeds ``max_upper``).  A class with thresholds
     but no claims in the input cannot be judged: its entry is a
     :class:`GateItemRefused` (fail closed: a misspelt class must not pass),
     unless it sets ``allow_absent``, when it passes with ``claim_count`` 0.
@@ -110,7 +114,7 @@ def evaluate_thresholds(
     ):
         raise InvalidArgument(messages.GATE_OPTIONS)
     results: dict[str, GateResult | GateItemRefused] = {
-        "overall": _verdict(report.overall, declaration.overall)
+        "overall": _verdict(report.overall, declaration.overall, "overall")
     }
     for label, thresholds in declaration.classes.items():
         normalised = normalise_class(label)
@@ -118,12 +122,48 @@ def evaluate_thresholds(
         if metrics is None and not thresholds.allow_absent:
             results[f"class[{label}]"] = GateItemRefused(messages.CLASS_ABSENT, normalised)
             continue
-        results[f"class[{label}]"] = _verdict(metrics, thresholds)
+        results[f"class[{label}]"] = _verdict(metrics, thresholds, normalised)
     return results
 
 
-def _verdict(metrics: ClaimClassMetrics | None, thresholds: Thresholds) -> GateResult:
+#: ``gate_upper_method`` of a gate bound: which of the two bounds was the larger.
+BOOTSTRAP, CLOPPER_PEARSON = "bootstrap", "clopper_pearson"
+
+
+def gate_upper(metrics: ClaimClassMetrics) -> tuple[float, str]:
+    """The bound ``max_upper`` is compared with, and which bound it is.
+
+    The larger of the report's bootstrap upper bound and the exact one-sided
+    (Clopper–Pearson) upper bound at confidence ``1 − alpha``: never below the
+    exact bound, so a small or uniform collection (where the percentile
+    bootstrap collapses to the point) cannot pass on too little evidence.
+    An empty collection bounds nothing: 1.
+    """
+    if metrics.claim_count == 0:
+        return 1.0, CLOPPER_PEARSON
+    exact = exact_upper(
+        metrics.unsupported_count, metrics.claim_count, 1.0 - metrics.interval.alpha
+    )
+    if metrics.interval.upper >= exact:
+        return metrics.interval.upper, BOOTSTRAP
+    return exact, CLOPPER_PEARSON
+
+
+def _verdict(
+    metrics: ClaimClassMetrics | None, thresholds: Thresholds, subject: str
+) -> GateResult | GateItemRefused:
     rate_limit, upper_limit = thresholds.max_unsupported_rate, thresholds.max_upper
+    if metrics is not None and upper_limit is not None:
+        confidence = 1.0 - metrics.interval.alpha
+        needed = minimum_trials(upper_limit, confidence)
+        if needed is None or metrics.claim_count < needed:
+            figures: dict[str, MetricValue] = {
+                "claim_count": metrics.claim_count,
+                "needed_claims": needed,
+                "max_upper": upper_limit,
+                "confidence": confidence,
+            }
+            return GateItemRefused(messages.UNDERPOWERED, subject, figures)
     values: dict[str, MetricValue] = {
         "claim_count": 0,
         "unsupported_count": 0,
@@ -146,9 +186,13 @@ def _verdict(metrics: ClaimClassMetrics | None, thresholds: Thresholds) -> GateR
             degenerate=metrics.interval.degenerate,
             **metrics.counts,
         )
+        bound, method = gate_upper(metrics)
+        values.update(
+            gate_upper=bound, gate_upper_method=method, confidence=1.0 - metrics.interval.alpha
+        )
         if rate_limit is not None and metrics.unsupported_rate > rate_limit:
             status, reason = GateStatus.THRESHOLD, "unsupported_rate"
-        elif upper_limit is not None and metrics.interval.upper > upper_limit:
+        elif upper_limit is not None and bound > upper_limit:
             status, reason = GateStatus.THRESHOLD, "interval_upper"
     return GateResult(kind="claims", status=status, reason=reason, metrics=values)
 

@@ -79,6 +79,26 @@ def _planner_controls() -> tuple[GateSpec, ...]:
         )
         for twin in WIRE_CONTROLS
     )
+    from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
+
+    specs.extend(
+        GateSpec(
+            kind="planner",
+            name=host.name,
+            declaration=declare(
+                {
+                    "planner": host.reference,
+                    "dialect": "mcp",
+                    "cassette": host.cassette,
+                    "injection_suite": True,
+                },
+                source,
+            ),
+            expected=host.expected,
+            evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
+        )
+        for host in MCP_CONTROLS
+    )
     return tuple(specs)
 
 
@@ -87,7 +107,8 @@ def _claims_controls() -> tuple[GateSpec, ...]:
 
     Overall and diagnosis stay within generous thresholds; vital (3 of 3
     unresolved) breaches its rate threshold and medication (1 of 4) breaches
-    its interval-upper threshold, so both rules are exercised.
+    its interval-upper threshold (its exact bound, 0.75; four claims are the
+    fewest a ``max_upper`` of 0.6 can be met with), so both rules are exercised.
     """
     from pytest_openmed.claims.declaration import declare
 
@@ -100,7 +121,7 @@ def _claims_controls() -> tuple[GateSpec, ...]:
         "max_unsupported_rate": 0.6,
         "classes": {
             "diagnosis": {"max_unsupported_rate": 0.6},
-            "medication": {"max_upper": 0.5},
+            "medication": {"max_upper": 0.6},
             "vital": {"max_unsupported_rate": 0.5},
         },
     }

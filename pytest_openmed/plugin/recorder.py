@@ -10,8 +10,10 @@ controller prints the summary and writes files.
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +29,9 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.options import RunOptions
 
 #: Version of the JSON report's shape; independent of the package version.
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
+#: Keys of ``run`` that differ between two runs of the same gates (when, how long).
+VOLATILE_RUN_KEYS = ("timing",)
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
@@ -59,6 +63,10 @@ RESERVED_PROPERTY_TEXT = (
     "(OPENMED-RESERVED-PROPERTY)"
 )
 #: Why no report was written after a ``pytest_openmed_report`` implementation broke it.
+#: The exit status of a run whose requested output could not be written at its end (a full
+#: disk): not pytest's 3, which says pytest itself crashed (docs/ci.md).
+WRITE_FAILED_EXIT = 6
+
 REPORT_HOOK_TEXT = (
     "openmed: a pytest_openmed_report hook implementation left the gate report invalid "
     "(non-JSON data, or changes outside 'extensions' that break its schema); "
@@ -146,7 +154,8 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
@@ -168,10 +177,19 @@ class GateRecorder:
         self.deselected = 0
         self._session: pytest.Session | None = None
         self.hook_failed = False
+        self.history_skipped = 0
         self.usage_error = False
         #: Usable baseline entries naming no collected gate (``None``: not counted here).
         self.baseline_unmatched: int | None = None
         self.deselected_gates: set[str] = set()
+        #: Seconds spent in each node's setup, call and teardown (gate items only are reported).
+        self.durations: dict[str, float] = {}
+        self._started: tuple[datetime.datetime, float] | None = None
+        self._commit: tuple[str | None] | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """The run's UTC start and a monotonic clock reading, for ``run.timing``."""
+        self._started = (datetime.datetime.now(datetime.UTC), time.perf_counter())
 
     def note_deselected(self, nodeids: Iterable[str]) -> None:
         """Gate items that ``--openmed-only``/``--openmed-skip`` deselected (sent on by workers)."""
@@ -195,6 +213,9 @@ class GateRecorder:
         self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        duration = getattr(report, "duration", 0.0)
+        if isinstance(duration, int | float) and duration >= 0:
+            self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + duration
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
             return
         outcome = "error" if report.when == "setup" and report.failed else report.outcome
@@ -280,7 +301,37 @@ class GateRecorder:
             "stopped_early": stopped,
             "seed": self.options.seed,
             "resamples": self.options.resamples,
+            "timing": self._timing(),
+            "environment": self._environment(),
         }
+
+    def _timing(self) -> dict[str, Any]:
+        """When the run started (UTC), how long it took, and the seconds each gate took.
+
+        A gate's time is the sum of its items' setup, call and teardown (its
+        one evaluation happens in the first item's setup).
+        """
+        from pytest_openmed.report.provenance import utc_stamp
+        from pytest_openmed.report.rules import gate_group
+
+        started, clock = self._started or (datetime.datetime.now(datetime.UTC), None)
+        gates: dict[str, float] = {}
+        for nodeid, entry in {entry["nodeid"]: entry for entry in self.entries}.items():
+            group = gate_group(entry)
+            gates[group] = gates.get(group, 0.0) + self.durations.get(nodeid, 0.0)
+        return {
+            "started": utc_stamp(started),
+            "duration": None if clock is None else round(time.perf_counter() - clock, 6),
+            "gates": {group: round(seconds, 6) for group, seconds in sorted(gates.items())},
+        }
+
+    def _environment(self) -> dict[str, Any]:
+        """Versions, platform and commit (read once per run, without a network)."""
+        from pytest_openmed.report.provenance import environment, read_commit
+
+        if self._commit is None:
+            self._commit = (read_commit(self.config.rootpath, os.environ),)
+        return environment(pytest.__version__, self._commit[0])
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -293,7 +344,7 @@ class GateRecorder:
         self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        files = (options.report_path, options.markdown_path, options.html_path)
+        files = (options.report_path, options.markdown_path, options.html_path, options.sarif_path)
         if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
@@ -314,13 +365,17 @@ class GateRecorder:
         markdown = render_markdown(report)
         if options.markdown_path is not None:
             self._write(session, options.markdown_path, markdown)
+        if options.sarif_path is not None:
+            from pytest_openmed.report.sarif import sarif_document
+
+            sarif = sarif_document(report, self.config.rootpath)
+            self._write(session, options.sarif_path, json.dumps(sarif, indent=2) + "\n")
         if step_summary and self.entries:
             try:
                 with Path(step_summary).open("a", encoding="utf-8") as handle:
                     handle.write(markdown)
             except OSError:
-                self.write_failed = True
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+                self._write_failed(session)
 
     def _history_and_html(self, session: pytest.Session, report: dict[str, Any]) -> None:
         """Store the run when asked, then render the HTML with the stored runs as its trend."""
@@ -340,10 +395,9 @@ class GateRecorder:
                     environ=os.environ,
                 )
             except OSError:
-                self.write_failed = True
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+                self._write_failed(session)
             if options.html_path is not None:
-                history, _ = load_history(options.history_dir)
+                history, self.history_skipped = load_history(options.history_dir)
         if options.html_path is not None:
             from pytest_openmed.report.html import render_html
 
@@ -371,14 +425,18 @@ class GateRecorder:
             valid = False
         return text if valid else None
 
+    def _write_failed(self, session: pytest.Session) -> None:
+        """A requested output could not be written: exit :data:`WRITE_FAILED_EXIT`."""
+        self.write_failed = True
+        session.exitstatus = WRITE_FAILED_EXIT
+
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
         from pytest_openmed._canonical import atomic_write_text
 
         try:
             atomic_write_text(path, text)
         except OSError:
-            self.write_failed = True
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            self._write_failed(session)
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
         try:
@@ -406,6 +464,12 @@ class GateRecorder:
             )
         if self.hook_failed:
             terminalreporter.write_line(REPORT_HOOK_TEXT, red=True)
+        if self.history_skipped:
+            terminalreporter.write_line(
+                f"openmed: {self.history_skipped} stored runs are not valid gate reports "
+                "and are left out of the HTML trend",
+                yellow=True,
+            )
         self._baseline_line(terminalreporter)
         if not self.entries:
             return
@@ -434,11 +498,17 @@ class GateRecorder:
                     "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            from pytest_openmed.report.sarif import annotation_lines
+
+            # Workflow commands: GitHub turns each into an annotation on the gate's file.
+            for line in annotation_lines(report, self.config.rootpath):
+                terminalreporter.write_line(line)
         summary = report["summary"]
         verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
-            f"openmed: {_plural(len(self.items), 'gate item')}: "
-            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            f"openmed: {plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {plural(summary['gates'], 'verdict')}: "
             + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
             + ". Non-diagnostic evaluation evidence."
         )

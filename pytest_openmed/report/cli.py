@@ -10,7 +10,10 @@ Subcommands (each with ``--help``):
   ``--openmed-baseline`` rule); exit 0 when nothing changed, 1 when something did;
 * ``html REPORT -o OUT [--history DIR]``: the HTML report, with trends from a
   ``--openmed-history`` directory; exit 0;
-* ``markdown REPORT [-o OUT]``: the compact Markdown summary (stdout by default); exit 0.
+* ``markdown REPORT [-o OUT]``: the compact Markdown summary (stdout by default); exit 0;
+* ``sarif REPORT -o OUT [--root DIR]``: the SARIF 2.1.0 log of failing verdicts, with
+  lines read from the gate files and test modules under DIR (default: the current
+  directory, where pytest's rootdir usually is); exit 0.
 
 Exit 2 for invalid arguments, an unreadable or invalid input report, or an
 output that cannot be written; 130 when interrupted.  No path or input value is
@@ -71,6 +74,17 @@ def _parser() -> _Parser:
     )
     markdown.add_argument("report", metavar="REPORT")
     markdown.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    sarif = commands.add_parser(
+        "sarif", help="write the SARIF 2.1.0 log of failing verdicts", allow_abbrev=False
+    )
+    sarif.add_argument("report", metavar="REPORT")
+    sarif.add_argument("-o", "--output", required=True, metavar="OUT")
+    sarif.add_argument(
+        "--root",
+        metavar="DIR",
+        default=".",
+        help="the directory node ids are relative to (pytest's rootdir; default: here)",
+    )
     return parser
 
 
@@ -139,6 +153,17 @@ def _run(arguments: argparse.Namespace) -> int:
             if unreadable:
                 _say(f"{unreadable} stored runs are not valid gate reports and are not shown")
         return EXIT_OK if _write(arguments.output, render_html(report, history)) else EXIT_USAGE
+    if command == "sarif":
+        import json
+
+        from pytest_openmed.report.sarif import sarif_document
+
+        document = sarif_document(report, Path(arguments.root))
+        return (
+            EXIT_OK
+            if _write(arguments.output, json.dumps(document, indent=2) + "\n")
+            else (EXIT_USAGE)
+        )
     from pytest_openmed.report.summary import render_markdown
 
     text = render_markdown(report)

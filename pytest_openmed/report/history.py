@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_openmed.errors import InputRefused
+from pytest_openmed.report.provenance import COMMIT_VARIABLES
 
 __all__ = [
     "COMMIT_VARIABLES",
@@ -31,8 +32,6 @@ __all__ = [
     "stored_runs",
 ]
 
-#: Environment variables that may hold the commit id of the run, first found wins.
-COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILD_SOURCEVERSION", "GIT_COMMIT")
 #: Stored runs kept by default (ini ``openmed_history_keep``).
 DEFAULT_KEEP = 50
 #: The ``--openmed-compare`` reference meaning the newest stored run.
@@ -96,7 +95,7 @@ def store_run(
         raise OSError("could not list the history directory") from None
     for old in runs[: max(0, len(runs) - keep)]:
         try:
-            old.unlink()
+            old.unlink(missing_ok=True)  # another run pruning the same store may be first
         except OSError:
             raise OSError("could not prune the history directory") from None
     return target
@@ -128,16 +127,15 @@ def load_history(directory: Path) -> tuple[list[tuple[str, dict[str, Any]]], int
 
     A stored run that is not a valid gate report is left out and counted, never guessed at.
     """
+    from pytest_openmed._jsonread import read_limited
     from pytest_openmed.report.load import ReportError, parse_report
 
     loaded: list[tuple[str, dict[str, Any]]] = []
     unreadable = 0
     for run in stored_runs(directory):
         try:
-            raw = run.read_bytes()
-            if len(raw) > _MAX_STORED_BYTES:
-                raise ReportError("too large")
+            raw = read_limited(run, _MAX_STORED_BYTES, too_large="too large", unreadable="unread")
             loaded.append((run.name.removesuffix(".json"), parse_report(raw)))
-        except (OSError, ReportError):
+        except (OSError, ReportError, InputRefused):
             unreadable += 1
     return loaded, unreadable

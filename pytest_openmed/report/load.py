@@ -8,11 +8,10 @@ never the offending value: a report handed to ``openmed-report`` may be any file
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pytest_openmed._validate import refuse_constant_hook
+from pytest_openmed._jsonread import loads, read_limited
 from pytest_openmed.errors import InputRefused
 
 __all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
@@ -25,29 +24,32 @@ class ReportError(InputRefused):
     """The file is not a valid pytest-openmed gate report; the message names where it fails."""
 
 
-_refuse_constant = refuse_constant_hook(
-    lambda: ReportError("the report is not JSON (NaN or Infinity)")
-)
+#: What each minor version of the report added: ``(top-level keys, run keys, summary keys)``.
+#: A stored report of an older minor version is checked against everything else.
+_ADDED_IN = {
+    "1.2": ((), ("timing", "environment"), ()),
+    "1.1": (("run",), (), ("items",)),
+}
 
 
 def _schema_for(document: object) -> dict[str, Any]:
-    """The shipped schema; for a 1.0 report (stored history), the same less what 1.1 added.
-
-    Schema 1.1 only added the ``run`` metadata and ``summary.items``; a 1.0
-    report is checked against everything else.
-    """
+    """The shipped schema; for an older minor version (stored history), less what came later."""
     import copy
 
     from pytest_openmed.schemas import load_schema
 
     schema = load_schema("gate-report")
-    if not (isinstance(document, dict) and document.get("schema_version") == "1.0"):
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    later = [added for minor, added in _ADDED_IN.items() if str(version) < minor]
+    if version not in ("1.0", "1.1") or not later:
         return schema
     old = copy.deepcopy(schema)
-    old["properties"]["schema_version"] = {"const": "1.0"}
-    old["required"] = [name for name in old["required"] if name != "run"]
-    summary = old["properties"]["summary"]
-    summary["required"] = [name for name in summary["required"] if name != "items"]
+    old["properties"]["schema_version"] = {"const": version}
+    for top, run, summary in later:
+        old["required"] = [name for name in old["required"] if name not in top]
+        for key, names in (("run", run), ("summary", summary)):
+            part = old["properties"][key]
+            part["required"] = [name for name in part["required"] if name not in names]
     return old
 
 
@@ -57,10 +59,7 @@ def parse_report(raw: bytes) -> dict[str, Any]:
 
     if len(raw) > MAX_REPORT_BYTES:
         raise ReportError("the report exceeds 64 MiB")
-    try:
-        document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ReportError("the report is not UTF-8 JSON") from None
+    document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
     validator = jsonschema.Draft202012Validator(_schema_for(document))
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
@@ -75,9 +74,10 @@ def parse_report(raw: bytes) -> dict[str, Any]:
 
 def read_report(path: Path) -> dict[str, Any]:
     """Read and validate the report at ``path`` (its path is never echoed)."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_REPORT_BYTES + 1)
-    except OSError:
-        raise ReportError("the report could not be read") from None
+    raw = read_limited(
+        path,
+        MAX_REPORT_BYTES,
+        too_large=lambda: ReportError("the report exceeds 64 MiB"),
+        unreadable=lambda: ReportError("the report could not be read"),
+    )
     return parse_report(raw)

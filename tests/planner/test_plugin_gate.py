@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from jsonschema import Draft202012Validator
 from pytest_openmed.planner.controls import CONTROLS
 from pytest_openmed.planner.declaration import PLANNER_ITEMS
 from pytest_openmed.schemas import load_schema
+from tests.plugin._helpers import without_timing
 
 CANARY = "QQPLANCANARY"
 
@@ -61,7 +63,7 @@ def report_of(path: Path) -> dict[str, Any]:
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(plans=textwrap.dedent(PLANS))
     pytester.syspathinsert()
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path), prepend=os.pathsep)
     return pytester
 
 
@@ -124,7 +126,11 @@ def test_ini_planners_and_xdist_give_the_serial_report(project: pytest.Pytester)
         "-n", "2", "--openmed-report", "parallel.json", "-p", "no:cacheprovider"
     )
     parallel.assert_outcomes(passed=12, failed=2)
-    assert report_of(project.path / "serial.json") == report_of(project.path / "parallel.json")
+    serial, parallel = (
+        report_of(project.path / "serial.json"),
+        report_of(project.path / "parallel.json"),
+    )
+    assert without_timing(serial) == without_timing(parallel)
 
 
 def test_failure_texts_name_counts_only_and_nothing_leaks(project: pytest.Pytester) -> None:

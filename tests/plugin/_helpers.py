@@ -51,3 +51,11 @@ def validate_report(path: Path) -> dict[str, Any]:
     document: dict[str, Any] = json.loads(path.read_text())
     jsonschema.Draft202012Validator(load_schema("gate-report")).validate(document)
     return document
+
+
+def without_timing(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` less what differs between two runs of the same gates (``run.timing``)."""
+    from pytest_openmed.plugin.recorder import VOLATILE_RUN_KEYS
+
+    run = {key: value for key, value in report["run"].items() if key not in VOLATILE_RUN_KEYS}
+    return {**report, "run": run}
