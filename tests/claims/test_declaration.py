@@ -105,3 +105,30 @@ def test_each_source_phrases_the_same_refusal_in_its_own_words(tmp_path: Path) -
     with pytest.raises(MarkerError) as in_marker:
         claims_marker(pytest.mark.openmed_claims(max_upper=2).mark)
     assert str(in_marker.value) == "openmed_claims max_upper must be a number from 0 to 1"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"classes": {"CANARY-label" * 6: {}}},
+        {"max_upper": "CANARY-threshold"},
+        {"seed": "CANARY-seed"},
+    ],
+)
+def test_a_refused_declaration_echoes_no_value(fields: dict[str, object]) -> None:
+    import traceback
+
+    for refuse in (
+        lambda: declared(**fields),
+        lambda: claims_marker(pytest.mark.openmed_claims(**fields).mark),
+    ):
+        with pytest.raises(ValueError) as caught:
+            refuse()
+        shown = "".join(traceback.format_exception(caught.value)) + repr(caught.value)
+        assert "CANARY" not in shown
+
+
+def test_an_unknown_argument_from_python_is_not_echoed() -> None:
+    with pytest.raises(ValueError) as caught:
+        declared(**{"CANARY-argument": 1})
+    assert "CANARY" not in str(caught.value)
