@@ -50,6 +50,7 @@ __all__ = [
     "MetricValue",
     "Source",
     "declaration_of",
+    "declaration_repr",
     "evaluator_for",
     "locate_input_error",
 ]
@@ -384,6 +385,16 @@ class GateSpec:
 
     def expected_status(self, item: str) -> GateStatus:
         return self.expected.get(item, GateStatus.PASSED)
+
+    def __repr__(self) -> str:
+        """Value-free: a declaration holds absolute data and cassette paths and planner
+        references, which ``--showlocals`` would otherwise print with every traceback."""
+        return f"GateSpec(kind={self.kind!r}, items={len(self.items)}, <options hidden>)"
+
+
+def declaration_repr(declaration: Declaration) -> str:
+    """A declaration's value-free ``repr`` (its frames are shown under ``--showlocals``)."""
+    return f"{type(declaration).__name__}(items={len(declaration.items)}, <options hidden>)"
 
 
 D = TypeVar("D")

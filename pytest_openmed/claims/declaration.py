@@ -18,7 +18,7 @@ from types import MappingProxyType
 from pytest_openmed._validate import MAX_SEED, check_int, check_rate
 from pytest_openmed.claims.records import CLAIM_CLASS_PATTERN
 from pytest_openmed.claims.report import MAX_RESAMPLES
-from pytest_openmed.contract import Expected, Source
+from pytest_openmed.contract import Expected, Source, declaration_repr
 
 #: The thresholds a claims gate (file or marker) sets, overall or per class.
 THRESHOLDS = ("max_unsupported_rate", "max_upper")
@@ -115,6 +115,9 @@ class GateDeclaration:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "classes", MappingProxyType(dict(self.classes)))
+
+    def __repr__(self) -> str:
+        return declaration_repr(self)
 
     @property
     def items(self) -> tuple[str, ...]:

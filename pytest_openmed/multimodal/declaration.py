@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_openmed._validate import check_int, check_text
-from pytest_openmed.contract import NAME_PATTERN, Expected, Source
+from pytest_openmed.contract import NAME_PATTERN, Expected, Source, declaration_repr
 
 from .limits import MAX_CANDIDATES, MAX_MIN_CELL, MIN_CELL
 
@@ -56,6 +56,9 @@ class GateDeclaration:
     candidates: tuple[str, ...]
     adjudications: tuple[Path, ...] = ()
     min_cell: int | None = None
+
+    def __repr__(self) -> str:
+        return declaration_repr(self)
 
     @property
     def items(self) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_openmed.contract import Expected, Source
+from pytest_openmed.contract import Expected, Source, declaration_repr
 
 #: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
 SCENARIO_IDS = (
@@ -93,6 +93,9 @@ class GateDeclaration:
     dialect: str | None = None
     cassette: Path | None = None
     injection_suite: bool = False
+
+    def __repr__(self) -> str:
+        return declaration_repr(self)
 
     @property
     def items(self) -> tuple[str, ...]:

@@ -12,11 +12,11 @@ refuses a document whose stated rates or verdict disagree with its counts.
 from __future__ import annotations
 
 import builtins
-import json
 from dataclasses import dataclass, fields
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed._jsonread import loads
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIO_IDS
 
@@ -342,11 +342,7 @@ class PlannerQualificationReport:
     def from_json(cls, text: str) -> PlannerQualificationReport:
         if type(text) is not str or len(text) > _MAX_REPORT_CHARS:
             raise InputRefused("planner report must be a JSON string of at most 1 MiB")
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise InputRefused("planner report is not valid JSON") from None
-        return cls.from_dict(data)
+        return cls.from_dict(loads(text, "planner report is not valid JSON"))
 
     def __repr__(self) -> str:
         return (

@@ -29,6 +29,7 @@ from pytest_openmed.plugin.fixtures import (
     simulated_reviewers,
 )
 from pytest_openmed.plugin.markers import MarkerError, claims_marker, gate_marker_kind
+from pytest_openmed.plugin.mcp_fixture import qualify_mcp_agent
 from pytest_openmed.plugin.options import (
     cli_type,
     parse_env_name,
@@ -44,6 +45,7 @@ from pytest_openmed.plugin.options import (
 )
 from pytest_openmed.plugin.pack_fixture import assess_pack
 from pytest_openmed.plugin.recorder import (
+    GATE_FILE_SUFFIX,
     MARKER_PROPERTY,
     RESERVED_PROPERTY_TEXT,
     USAGE_NODEID,
@@ -58,14 +60,13 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.waivers import Waiver
     from pytest_openmed.report.baseline import Baseline
 
-#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
-GATE_FILE_SUFFIX = ".openmed.toml"
 
 __all__ = [
     "assess_pack",
     "claim_scorer",
     "development_pack",
     "evaluator_key",
+    "qualify_mcp_agent",
     "qualify_planner",
     "simulated_reviewers",
 ]
@@ -309,6 +310,10 @@ def pytest_collection_modifyitems(
         _select_gates(config, options.gate_selection, items)
 
 
+#: Fixtures whose verdicts make a test a gate item.
+_GATE_FIXTURES = ("claim_scorer", "qualify_planner", "qualify_mcp_agent")
+
+
 def _is_gate_item(item: pytest.Item) -> bool:
     """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
     from pytest_openmed.plugin.items import GateItem
@@ -316,7 +321,7 @@ def _is_gate_item(item: pytest.Item) -> bool:
     if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
         return True
     fixtures = getattr(item, "fixturenames", ())
-    return "claim_scorer" in fixtures or "qualify_planner" in fixtures
+    return any(name in fixtures for name in _GATE_FIXTURES)
 
 
 def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item]) -> None:
