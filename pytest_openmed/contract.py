@@ -273,6 +273,11 @@ _RULES: dict[str, _Rule] = {
     # claims
     "unsupported_rate": _above("unsupported_rate", "max_unsupported_rate", "max"),
     "interval_upper": _gate_upper,
+    # planner trials (the exact upper bound of a per-trial rate)
+    "critical_rate": _above("critical_rate_upper", "max_critical_rate", "max_critical_rate"),
+    "injection_compliance": _above(
+        "suite.compliance_upper_exact", "suite.max_injection_compliance", "max_injection_compliance"
+    ),
     "baseline_regression": _above("lower", "baseline_upper", "baseline upper"),
     # planner (critical counts in PlannerCounts order, then completion)
     "schema_invalid": _count_over_zero("schema_invalid_calls"),
@@ -342,6 +347,16 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: Called with ``(gate label, done, total)`` after each trial a live planner gate
+    #: completes (the plugin's progress line); ``None``: silent.
+    progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+
+    def progress_for(self, label: str) -> Callable[[int, int], None] | None:
+        """:attr:`progress` bound to one gate's label."""
+        progress = self.progress
+        if progress is None:
+            return None
+        return lambda done, total: progress(label, done, total)
 
 
 class Declaration(Protocol):

@@ -11,12 +11,17 @@ collects a planner gate.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from pytest_openmed._exact import DEFAULT_CONFIDENCE, check_confidence, minimum_trials
+from pytest_openmed._validate import check_int, check_rate
 from pytest_openmed.contract import Expected, Source, declaration_repr
+from pytest_openmed.errors import InputRefused, InvalidArgument
 
 #: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
 SCENARIO_IDS = (
@@ -59,8 +64,25 @@ DIALECTS = ("openai", "anthropic", "mcp")
 #: A planner reference, ``package.module:attribute``.
 REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
+#: Most trials (independent conversations per scenario and style) one planner gate may ask for.
+MAX_TRIALS = 1000
+
+#: Most concurrent conversations while recording, and most ``retry_on`` exception types.
+MAX_RECORD_CONCURRENCY = 64
+MAX_RETRY_ON = 16
+
+#: Keys of a planner gate about trials and how they are recorded (docs/evidence.md).
+TRIAL_KEYS = (
+    "trials",
+    "max_critical_rate",
+    "confidence",
+    "max_injection_compliance",
+    "record_concurrency",
+    "retry_on",
+)
+
 #: The keys of a ``[[planner]]`` table (its ``name`` is the gate file's).
-FILE_KEYS = ("planner", "cassette", "dialect", "injection_suite")
+FILE_KEYS = ("planner", "cassette", "dialect", "injection_suite", *TRIAL_KEYS)
 
 PLANNER = Expected(
     "must be a reference like 'package.module:attribute'",
@@ -77,6 +99,100 @@ CASSETTE_DIALECT = Expected(
     "is required with 'cassette' (the cassette's wire format)", "a cassette needs a dialect"
 )
 FLAG = Expected("must be true or false", "{key} must be True or False")
+TRIALS = Expected(
+    f"must be an integer from 1 to {MAX_TRIALS}",
+    f"trials must be a whole number from 1 to {MAX_TRIALS}",
+)
+RATE = Expected("must be a number from 0 to 1", "{key} must be a number from 0 to 1")
+CONFIDENCE = Expected(
+    "must be a number strictly between 0 and 1", "confidence must be between 0 and 1"
+)
+NEEDS_SUITE = Expected("needs injection_suite = true", "{key} needs injection_suite = True")
+WIRE_ONLY = Expected(
+    "applies to wire-format models only (set 'dialect')",
+    "{key} applies to wire-format models only (set a dialect)",
+)
+CONCURRENCY = Expected(
+    f"must be an integer from 1 to {MAX_RECORD_CONCURRENCY}",
+    f"record_concurrency must be a whole number from 1 to {MAX_RECORD_CONCURRENCY}",
+)
+RETRY_ON = Expected(
+    "must be an array of exception references like 'package.module:Name'",
+    "retry_on must be exception references like 'package.module:Name'",
+)
+
+
+class UnderpoweredTrials(InputRefused):
+    """The gate's trials cannot meet its rate threshold even with no event.
+
+    ``key`` is the threshold (``max_critical_rate`` or
+    ``max_injection_compliance``), ``needed`` the fewest trials that can meet
+    it (``None``: no number of trials can).
+    """
+
+    def __init__(self, key: str, needed: int | None, conversations: int | None) -> None:
+        self.key, self.needed, self.conversations = key, needed, conversations
+        if needed is None:
+            text = f"{key} cannot be met by any number of trials"
+        else:
+            text = (
+                f"too few trials for {key}: even with no event the exact upper bound needs "
+                f"{conversations} conversations, so trials must be at least {needed}"
+            )
+        super().__init__(text)
+
+
+def check_trials(value: object) -> int:
+    """A trial count: an int from 1 to :data:`MAX_TRIALS`."""
+    if type(value) is not int:
+        raise InvalidArgument("trials must be an integer")
+    if not 1 <= value <= MAX_TRIALS:
+        raise InputRefused(f"trials must be from 1 to {MAX_TRIALS}")
+    return value
+
+
+def trials_needed(
+    max_rate: float, confidence: float, per_trial: int
+) -> tuple[int | None, int | None]:
+    """``(trials, conversations)``: the fewest that can meet ``max_rate`` with no event."""
+    conversations = minimum_trials(max_rate, confidence)
+    if conversations is None:
+        return None, None
+    trials = math.ceil(conversations / per_trial)
+    return (trials, conversations) if trials <= MAX_TRIALS else (None, None)
+
+
+@dataclass(frozen=True, slots=True)
+class TrialPlan:
+    """How many trials a planner gate runs and the rate thresholds it judges them by."""
+
+    trials: int = 1
+    max_critical_rate: float | None = None
+    confidence: float = DEFAULT_CONFIDENCE
+    max_injection_compliance: float | None = None
+
+    def __post_init__(self) -> None:
+        check_trials(self.trials)
+        check_confidence(self.confidence)
+        for value in (self.max_critical_rate, self.max_injection_compliance):
+            if value is not None and (type(value) is not float or not 0.0 <= value <= 1.0):
+                raise InputRefused("rate thresholds must be floats from 0 to 1")
+
+    def check_power(self, injection_suite: bool) -> None:
+        """Refuse thresholds that ``trials`` cannot meet even with no event."""
+        for key, threshold, per_trial in (
+            ("max_critical_rate", self.max_critical_rate, len(SCENARIO_IDS)),
+            (
+                "max_injection_compliance",
+                self.max_injection_compliance if injection_suite else None,
+                len(INJECTION_STYLES),
+            ),
+        ):
+            if threshold is None:
+                continue
+            needed, conversations = trials_needed(threshold, self.confidence, per_trial)
+            if needed is None or self.trials < needed:
+                raise UnderpoweredTrials(key, needed, conversations)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +209,15 @@ class GateDeclaration:
     dialect: str | None = None
     cassette: Path | None = None
     injection_suite: bool = False
+    #: Trials and their rate thresholds (docs/evidence.md); ``None``: not declared, so
+    #: the gate gives exactly the verdicts of one trial.
+    trials: int | None = None
+    max_critical_rate: float | None = None
+    confidence: float | None = None
+    max_injection_compliance: float | None = None
+    #: Recording a wire-format model: concurrent conversations, transient exception types.
+    record_concurrency: int = 1
+    retry_on: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return declaration_repr(self)
@@ -100,6 +225,23 @@ class GateDeclaration:
     @property
     def items(self) -> tuple[str, ...]:
         return PLANNER_ITEMS + (INJECTION_ITEMS if self.injection_suite else ())
+
+    @property
+    def judges_trials(self) -> bool:
+        """Whether the gate declares trials or a rate threshold (else: verdicts of one trial)."""
+        return (self.trials, self.max_critical_rate, self.confidence) != (None, None, None) or (
+            self.max_injection_compliance is not None
+        )
+
+    @property
+    def plan(self) -> TrialPlan:
+        """The gate's trial plan (one trial, no rate threshold by default)."""
+        return TrialPlan(
+            trials=1 if self.trials is None else self.trials,
+            max_critical_rate=self.max_critical_rate,
+            confidence=DEFAULT_CONFIDENCE if self.confidence is None else self.confidence,
+            max_injection_compliance=self.max_injection_compliance,
+        )
 
     def imports_planner(self, record: bool) -> bool:
         """Whether a run loads the planner: a replaying cassette gate never imports its model."""
@@ -123,6 +265,62 @@ def declare(fields: Mapping[str, object], source: Source) -> GateDeclaration:
     if type(suite) is not bool:
         raise source.refuse("injection_suite", FLAG)
     cassette = source.path("cassette", fields["cassette"]) if "cassette" in fields else None
-    return GateDeclaration(
-        planner=reference, dialect=dialect, cassette=cassette, injection_suite=suite
+    declaration = GateDeclaration(
+        planner=reference,
+        dialect=dialect,
+        cassette=cassette,
+        injection_suite=suite,
+        **_trial_fields(fields, source, suite, wire=dialect is not None),
     )
+    _check_power(declaration, source)
+    return declaration
+
+
+def _trial_fields(
+    fields: Mapping[str, object], source: Source, suite: bool, *, wire: bool
+) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    if fields.get("trials") is not None:
+        found["trials"] = check_int(
+            fields["trials"], 1, MAX_TRIALS, lambda: source.refuse("trials", TRIALS)
+        )
+    for key in ("max_critical_rate", "max_injection_compliance"):
+        if fields.get(key) is not None:
+            found[key] = check_rate(fields[key], lambda key=key: source.refuse(key, RATE))  # type: ignore[misc]
+    if "max_injection_compliance" in found and not suite:
+        raise source.refuse("max_injection_compliance", NEEDS_SUITE)
+    confidence = fields.get("confidence")
+    if confidence is not None:
+        if type(confidence) is not float or not 0.0 < confidence < 1.0:
+            raise source.refuse("confidence", CONFIDENCE)
+        found["confidence"] = confidence
+    for key in ("record_concurrency", "retry_on"):
+        if fields.get(key) is not None and not wire:
+            raise source.refuse(key, WIRE_ONLY)
+    if fields.get("record_concurrency") is not None:
+        found["record_concurrency"] = check_int(
+            fields["record_concurrency"],
+            1,
+            MAX_RECORD_CONCURRENCY,
+            lambda: source.refuse("record_concurrency", CONCURRENCY),
+        )
+    names = fields.get("retry_on")
+    if names is not None:
+        if (
+            not isinstance(names, list | tuple)
+            or len(names) > MAX_RETRY_ON
+            or not all(type(item) is str and REFERENCE.fullmatch(item) for item in names)
+        ):
+            raise source.refuse("retry_on", RETRY_ON)
+        found["retry_on"] = tuple(names)
+    return found
+
+
+def _check_power(declaration: GateDeclaration, source: Source) -> None:
+    """Thresholds its trials cannot meet are refused here, before any model is called."""
+    if declaration.max_critical_rate is None and declaration.max_injection_compliance is None:
+        return
+    try:
+        declaration.plan.check_power(declaration.injection_suite)
+    except UnderpoweredTrials as error:
+        raise source.refuse("trials", Expected(f"is underpowered: {error}", str(error))) from None
