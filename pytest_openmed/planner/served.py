@@ -176,7 +176,7 @@ class AgentTransport:
                 token, pending = self._token or "", self._pending
                 self._request, self._pending = request, None
             if pending is not None:
-                pending.answer.set_result(_last_result(request))
+                _answer(pending.answer, _last_result(request))
         return self._next_move(token)
 
     def _start(self, scenario_id: str, request: dict[str, Any]) -> str:
@@ -211,7 +211,7 @@ class AgentTransport:
                 raise AgentTimedOut("the scenario outlived its time limit")
             if event.token != token:
                 if type(event) is _Call:
-                    event.answer.set_result(SCENARIO_OVER)
+                    _answer(event.answer, SCENARIO_OVER)
                 continue
             if type(event) is _End:
                 self._end_scenario()
@@ -232,14 +232,14 @@ class AgentTransport:
             pending, self._pending = self._pending, None
             self._token, self._request = None, None
         if pending is not None:
-            pending.answer.set_result(SCENARIO_OVER)
+            _answer(pending.answer, SCENARIO_OVER)
         while True:
             try:
                 event = self._events.get_nowait()
             except queue.Empty:
                 return
             if type(event) is _Call:
-                event.answer.set_result(SCENARIO_OVER)
+                _answer(event.answer, SCENARIO_OVER)
 
     def close(self, grace: float = 5.0) -> None:
         """End the last scenario and give the hosts still running a moment to finish."""
@@ -251,6 +251,12 @@ class AgentTransport:
 
     def __repr__(self) -> str:
         return "AgentTransport(<values hidden>)"
+
+
+def _answer(answer: Future[str], text: str) -> None:
+    """Answer a call, unless its host went away (the server cancelled the future)."""
+    if answer.set_running_or_notify_cancel():
+        answer.set_result(text)
 
 
 def _last_result(request: dict[str, Any]) -> str:
