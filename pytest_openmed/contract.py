@@ -41,6 +41,8 @@ __all__ = [
     "GATE_KINDS",
     "INJECTION_ITEMS",
     "INJECTION_STYLES",
+    "MAX_AGENT_TIME_LIMIT",
+    "MCP_TRANSPORTS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
     "PLANNER_DIALECTS",
@@ -370,6 +372,11 @@ INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
 #: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
 PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
 
+#: How an MCP agent reaches the governed server (``pytest_openmed.planner.mcp_server``).
+MCP_TRANSPORTS = ("stdio", "http")
+#: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
+MAX_AGENT_TIME_LIMIT = 3600
+
 #: Per kind, ``module:function`` of the evaluator, imported on first use.
 EVALUATORS = {
     "claims": "pytest_openmed.claims._gate:evaluate_gate",
@@ -455,13 +462,26 @@ def planner_spec(
     dialect: str | None = None,
     cassette: Path | None = None,
     injection_suite: bool = False,
+    agent: bool = False,
+    transport: str = "http",
+    time_limit: int | None = None,
 ) -> GateSpec:
     """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
 
     With a ``dialect`` the reference names a wire-format model function; with a
     ``cassette`` (which needs a dialect) the gate replays it and the reference
     is only called to record.  ``injection_suite`` adds one item per style.
+    With ``agent`` the reference names an MCP host's ``run_agent``, served over
+    ``transport`` with a per-scenario ``time_limit`` (the dialect is ``mcp``).
     """
+    if agent:
+        if dialect not in (None, "mcp") or transport not in MCP_TRANSPORTS:
+            raise InputRefused("an MCP agent gate speaks the mcp dialect over stdio or http")
+        if time_limit is not None and (
+            type(time_limit) is not int or not 0 < time_limit <= MAX_AGENT_TIME_LIMIT
+        ):
+            raise InputRefused("time_limit must be a whole number of seconds from 1 to 3600")
+        dialect = "mcp"
     if reference is not None and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
     ):
@@ -485,5 +505,7 @@ def planner_spec(
         options["cassette"] = cassette
     if injection_suite:
         options["injection_suite"] = True
+    if agent:
+        options["agent"] = {"transport": transport, "time_limit": time_limit}
     items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
     return GateSpec(kind="planner", name=name, items=items, options=options)

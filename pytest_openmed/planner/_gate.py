@@ -253,7 +253,10 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     suite = bool(spec.options.get("injection_suite", False))
     dialect = spec.options.get("dialect")
     injection: InjectionReport | None = None
-    if dialect is None:
+    agent = spec.options.get("agent")
+    if agent is not None:
+        report, injection = _qualify_agent(spec, settings, agent, suite)
+    elif dialect is None:
         planner = load_planner(spec.options.get("planner", ""))
         report = qualify_planner(planner)
         if suite:
@@ -273,3 +276,25 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     if injection is not None:
         verdicts.update(evaluate_injection(injection))
     return {item: verdicts[item] for item in spec.items}
+
+
+def _qualify_agent(
+    spec: GateSpec, settings: GateSettings, agent: dict[str, object], suite: bool
+) -> tuple[PlannerQualificationReport, InjectionReport | None]:
+    """An MCP host's gate: replay its cassette, or serve it live (recording under record)."""
+    from pytest_openmed.planner.mcp_agent import qualify_agent
+    from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT
+
+    cassette = spec.options.get("cassette")
+    record = cassette is not None and settings.record
+    run_agent = load_planner(spec.options["planner"]) if record or cassette is None else None
+    limit = agent.get("time_limit")
+    outcome = qualify_agent(
+        run_agent,
+        transport=str(agent.get("transport", "http")),
+        cassette=cassette,
+        record=record,
+        injection_suite=suite,
+        time_limit=float(limit) if type(limit) is int else DEFAULT_TIME_LIMIT,
+    )
+    return outcome.report, outcome.injection

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed.contract import MAX_AGENT_TIME_LIMIT, MCP_TRANSPORTS
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.report import PlannerTimedOut
 
@@ -52,10 +53,10 @@ __all__ = [
 ]
 
 #: How an agent reaches the governed server.
-TRANSPORTS = ("stdio", "http")
+TRANSPORTS = MCP_TRANSPORTS
 #: Seconds one scenario may take, from ``run_agent`` being called to its last move.
 DEFAULT_TIME_LIMIT = 60.0
-MAX_TIME_LIMIT = 3600.0
+MAX_TIME_LIMIT = float(MAX_AGENT_TIME_LIMIT)
 #: The answer to a call made outside the turn the harness is waiting for (the
 #: scenario's three turns are used up, or its time ran out): not judged.
 SCENARIO_OVER = canonical_json({"decision": "scenario_over"})
