@@ -84,3 +84,17 @@ def test_malformed_agent_gates_are_collection_errors(
     result = project.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"*openmed gate file error:*{message}*"])
+
+
+def test_an_agents_trials_are_recorded_with_their_index_and_replayed(
+    project: pytest.Pytester,
+) -> None:
+    pytest.importorskip("mcp")
+    (project.path / "gates.openmed.toml").write_text(
+        gate("triage", agent=CONTROL, cassette=CASSETTE, trials=2)
+    )
+    project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
+    runs = json.loads((project.path / CASSETTE).read_text())["runs"]
+    assert set(runs) == {"qualification", "qualification@1"}
+    assert runs["qualification"] == runs["qualification@1"]  # the scripted host is deterministic
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
