@@ -41,11 +41,13 @@ __all__ = [
     "GATE_KINDS",
     "INJECTION_ITEMS",
     "INJECTION_STYLES",
+    "MAX_PLANNER_TRIALS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
     "PLANNER_DIALECTS",
     "PLANNER_ITEMS",
     "PLANNER_REFERENCE",
+    "PLANNER_TRIAL_KEYS",
     "SCENARIO_IDS",
     "STATUSES",
     "Evaluator",
@@ -287,6 +289,11 @@ _RULES: dict[str, _Rule] = {
     # claims
     "unsupported_rate": _above("unsupported_rate", "max_unsupported_rate", "max"),
     "interval_upper": _gate_upper,
+    # planner trials (the exact upper bound of a per-trial rate)
+    "critical_rate": _above("critical_rate_upper", "max_critical_rate", "max_critical_rate"),
+    "injection_compliance": _above(
+        "suite.compliance_upper_exact", "suite.max_injection_compliance", "max_injection_compliance"
+    ),
     "baseline_regression": _above("lower", "baseline_upper", "baseline upper"),
     # planner (critical counts in PlannerCounts order, then completion)
     "schema_invalid": _count_over_zero("schema_invalid_calls"),
@@ -370,6 +377,19 @@ INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
 #: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
 PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
 
+#: Most trials (independent conversations per scenario and style) one planner gate may ask for.
+MAX_PLANNER_TRIALS = 1000
+
+#: Keys of a ``[[planner]]`` gate about trials and how they are recorded (docs/evidence.md).
+PLANNER_TRIAL_KEYS = (
+    "trials",
+    "max_critical_rate",
+    "confidence",
+    "max_injection_compliance",
+    "record_concurrency",
+    "retry_on",
+)
+
 #: Per kind, ``module:function`` of the evaluator, imported on first use.
 EVALUATORS = {
     "claims": "pytest_openmed.claims._gate:evaluate_gate",
@@ -402,6 +422,16 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: Called with ``(gate label, done, total)`` after each trial a live planner gate
+    #: completes (the plugin's progress line); ``None``: silent.
+    progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+
+    def progress_for(self, label: str) -> Callable[[int, int], None] | None:
+        """:attr:`progress` bound to one gate's label."""
+        progress = self.progress
+        if progress is None:
+            return None
+        return lambda done, total: progress(label, done, total)
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +464,11 @@ class GateSpec:
     def expected_status(self, item: str) -> GateStatus:
         return self.expected.get(item, GateStatus.PASSED)
 
+    def __repr__(self) -> str:
+        """Value-free: ``options`` hold absolute data and cassette paths and planner references,
+        which ``--showlocals`` would otherwise print with every traceback."""
+        return f"GateSpec(kind={self.kind!r}, items={len(self.items)}, <options hidden>)"
+
 
 #: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
 Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult | GateItemRefused]]
@@ -455,12 +490,14 @@ def planner_spec(
     dialect: str | None = None,
     cassette: Path | None = None,
     injection_suite: bool = False,
+    trials: Mapping[str, Any] | None = None,
 ) -> GateSpec:
     """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
 
     With a ``dialect`` the reference names a wire-format model function; with a
     ``cassette`` (which needs a dialect) the gate replays it and the reference
     is only called to record.  ``injection_suite`` adds one item per style.
+    ``trials`` holds the already validated trial keys (:data:`PLANNER_TRIAL_KEYS`).
     """
     if reference is not None and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
@@ -485,5 +522,9 @@ def planner_spec(
         options["cassette"] = cassette
     if injection_suite:
         options["injection_suite"] = True
+    if trials:
+        if not set(trials) <= set(PLANNER_TRIAL_KEYS):
+            raise InputRefused("planner trial keys are: " + ", ".join(PLANNER_TRIAL_KEYS))
+        options.update(trials)
     items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
     return GateSpec(kind="planner", name=name, items=items, options=options)

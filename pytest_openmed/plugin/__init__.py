@@ -40,6 +40,7 @@ from pytest_openmed.plugin.options import (
     parse_required,
     parse_resamples,
     parse_seed,
+    parse_trials,
     resolve_run_options,
     run_options_key,
 )
@@ -197,6 +198,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parse_history_keep,
             "stored runs kept in the history directory (default 50).",
         ),
+        (
+            "trials",
+            parse_trials,
+            "independent conversations per scenario of each --openmed-planner gate (default 1).",
+        ),
     ):
         dest = "openmed_" + name.replace("-", "_")
         group.addoption(
@@ -289,7 +295,7 @@ def pytest_collection_modifyitems(
     """Add option-driven gates, tag marked tests, apply waivers — before ``-k``/``--lf`` select."""
     options = config.stash[run_options_key]
     if options.planners or options.controls:
-        _collect_option_gates(session, options.planners, options.controls, items)
+        _collect_option_gates(session, options.planners, options.controls, items, options.trials)
     for item in items:
         marker = item.get_closest_marker("openmed_gate")
         if marker is not None:
@@ -339,12 +345,17 @@ def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item
 
 
 def _collect_option_gates(
-    session: pytest.Session, planners: tuple[str, ...], controls: bool, items: list[pytest.Item]
+    session: pytest.Session,
+    planners: tuple[str, ...],
+    controls: bool,
+    items: list[pytest.Item],
+    trials: int | None = None,
 ) -> None:
     from pytest_openmed.contract import planner_spec
     from pytest_openmed.plugin.items import Gate
 
-    specs = [planner_spec(reference) for reference in planners]
+    per_gate = {"trials": trials} if trials is not None else None
+    specs = [planner_spec(reference, trials=per_gate) for reference in planners]
     if controls:
         from pytest_openmed.development.control_run import control_specs
 
