@@ -27,7 +27,7 @@ def test_a_stored_run_that_breaks_the_reading_policy_is_skipped(
     (pytester.path / "e.json").write_text(json.dumps([evidence(i) for i in range(8)]))
     (pytester.path / "gates.openmed.toml").write_text(GATE)
     assert pytester.runpytest("--openmed-history=hist").ret == 0
-    (stored,) = (pytester.path / "hist").iterdir()
+    (stored,) = (pytester.path / "hist").glob("2*.json")
     document = json.loads(stored.read_text())
     document["summary"]["gates"] = "COUNT"
     corrupt = json.dumps(document).replace('"COUNT"', count)
