@@ -400,7 +400,17 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     plan = trial_plan(spec.options)
     plan.check_power(suite)
     usage: dict[str, MetricValue] = {}
-    if dialect is None:
+    reference = spec.options.get("planner")
+    if dialect is None and settings.isolate and reference:
+        from pytest_openmed.planner._isolated import qualify_isolated
+
+        isolated = tuple(
+            qualify_isolated(reference, UnloadablePlanner, injection_suite=suite)
+            for _ in range(plan.trials)
+        )
+        reports = tuple(report for report, _ in isolated)
+        injections = tuple(injection for _, injection in isolated if injection is not None)
+    elif dialect is None:
         planner = load_planner(spec.options.get("planner", ""))
         reports = tuple(qualify_planner(planner) for _ in range(plan.trials))
         injections = tuple(run_injection_suite(planner) for _ in range(plan.trials) if suite)
