@@ -347,6 +347,8 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: ``--openmed-isolate``: planner gates qualify their planner in a child process.
+    isolate: bool = False
     #: Called with ``(gate label, done, total)`` after each trial a live planner gate
     #: completes (the plugin's progress line); ``None``: silent.
     progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)

@@ -376,7 +376,17 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     suite = declaration.injection_suite
     plan = declaration.plan
     usage: dict[str, MetricValue] = {}
-    if declaration.dialect is None:
+    reference = declaration.planner
+    if declaration.dialect is None and settings.isolate and reference:
+        from pytest_openmed.planner._isolated import qualify_isolated
+
+        isolated = tuple(
+            qualify_isolated(reference, UnloadablePlanner, injection_suite=suite)
+            for _ in range(plan.trials)
+        )
+        reports = tuple(report for report, _ in isolated)
+        injections = tuple(injection for _, injection in isolated if injection is not None)
+    elif declaration.dialect is None:
         planner = load_planner(declaration.planner or "")
         reports = tuple(qualify_planner(planner) for _ in range(plan.trials))
         injections = tuple(run_injection_suite(planner) for _ in range(plan.trials) if suite)
@@ -394,15 +404,29 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
             retry_on=tuple(load_exception(name) for name in declaration.retry_on) if live else (),
             progress=settings.progress_for(spec.label) if live else None,
         )
-        outcome = qualify_wire_trials(
-            declaration.dialect,
-            model=model,
-            cassette=cassette,
-            record=record,
-            injection_suite=suite,
-            trials=plan.trials,
-            policy=policy,
-        )
+        if declaration.agent:  # an MCP host, served by the governed server
+            from pytest_openmed.planner.mcp_agent import qualify_agent_trials
+
+            outcome = qualify_agent_trials(
+                model,
+                transport=declaration.transport,
+                cassette=cassette,
+                record=record,
+                injection_suite=suite,
+                trials=plan.trials,
+                policy=policy,
+                time_limit=declaration.time_limit,
+            )
+        else:
+            outcome = qualify_wire_trials(
+                declaration.dialect,
+                model=model,
+                cassette=cassette,
+                record=record,
+                injection_suite=suite,
+                trials=plan.trials,
+                policy=policy,
+            )
         reports = tuple(trial.report for trial in outcome.trials)
         injections = tuple(trial.injection for trial in outcome.trials if trial.injection)
         usage = {"usage_tokens": outcome.tokens, "usage_responses": outcome.responses_with_usage}

@@ -64,6 +64,11 @@ DIALECTS = ("openai", "anthropic", "mcp")
 #: A planner reference, ``package.module:attribute``.
 REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
+#: How an MCP agent reaches the governed server (``pytest_openmed.planner.mcp_server``).
+MCP_TRANSPORTS = ("stdio", "http")
+#: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
+MAX_AGENT_TIME_LIMIT = 3600
+
 #: Most trials (independent conversations per scenario and style) one planner gate may ask for.
 MAX_TRIALS = 1000
 
@@ -82,7 +87,16 @@ TRIAL_KEYS = (
 )
 
 #: The keys of a ``[[planner]]`` table (its ``name`` is the gate file's).
-FILE_KEYS = ("planner", "cassette", "dialect", "injection_suite", *TRIAL_KEYS)
+FILE_KEYS = (
+    "planner",
+    "cassette",
+    "dialect",
+    "injection_suite",
+    "agent",
+    "transport",
+    "time_limit",
+    *TRIAL_KEYS,
+)
 
 PLANNER = Expected(
     "must be a reference like 'package.module:attribute'",
@@ -99,6 +113,24 @@ CASSETTE_DIALECT = Expected(
     "is required with 'cassette' (the cassette's wire format)", "a cassette needs a dialect"
 )
 FLAG = Expected("must be true or false", "{key} must be True or False")
+AGENT = Expected(
+    "must be a reference like 'package.module:attribute'",
+    "agent reference must look like 'package.module:attribute'",
+)
+BESIDE_AGENT = Expected("cannot be set beside 'agent'", "{key} cannot be set beside an agent")
+AGENT_DIALECT = Expected(
+    "must be 'mcp' for an agent (or left out)",
+    "an MCP agent gate speaks the mcp dialect over stdio or http",
+)
+TRANSPORT = Expected(
+    "must be one of: " + ", ".join(MCP_TRANSPORTS),
+    "an MCP agent gate speaks the mcp dialect over stdio or http",
+)
+TIME_LIMIT = Expected(
+    f"must be an integer from 1 to {MAX_AGENT_TIME_LIMIT}",
+    f"time_limit must be a whole number of seconds from 1 to {MAX_AGENT_TIME_LIMIT}",
+)
+AGENT_ONLY = Expected("is only for an MCP 'agent'", "{key} is only for an MCP agent")
 TRIALS = Expected(
     f"must be an integer from 1 to {MAX_TRIALS}",
     f"trials must be a whole number from 1 to {MAX_TRIALS}",
@@ -209,6 +241,11 @@ class GateDeclaration:
     dialect: str | None = None
     cassette: Path | None = None
     injection_suite: bool = False
+    #: An MCP host: ``planner`` names its ``run_agent``, served by the governed server over
+    #: ``transport`` with a per-scenario ``time_limit`` in seconds (``None``: the default).
+    agent: bool = False
+    transport: str = "http"
+    time_limit: int | None = None
     #: Trials and their rate thresholds (docs/evidence.md); ``None``: not declared, so
     #: the gate gives exactly the verdicts of one trial.
     trials: int | None = None
@@ -243,14 +280,25 @@ class GateDeclaration:
             max_injection_compliance=self.max_injection_compliance,
         )
 
-    def imports_planner(self, record: bool) -> bool:
-        """Whether a run loads the planner: a replaying cassette gate never imports its model."""
+    def imports_planner(self, record: bool, isolate: bool = False) -> bool:
+        """Whether collection loads the planner, so an unimportable one is one error.
+
+        A replaying cassette gate never imports its model; under
+        ``--openmed-isolate`` the child process imports it, never this one.
+        """
+        if isolate:
+            return False
         return self.planner is not None and (self.cassette is None or record)
 
 
 def declare(fields: Mapping[str, object], source: Source) -> GateDeclaration:
     """The declaration ``fields`` make, each checked once; ``source`` phrases every refusal."""
     source.check_keys(fields, (), FILE_KEYS)
+    if fields.get("agent") is not None:
+        return _declare_agent(fields, source)
+    for key in ("transport", "time_limit"):
+        if fields.get(key) is not None:
+            raise source.refuse(key, AGENT_ONLY)
     reference = fields.get("planner")
     if reference is not None and (type(reference) is not str or not REFERENCE.fullmatch(reference)):
         raise source.refuse("planner", PLANNER)
@@ -261,9 +309,7 @@ def declare(fields: Mapping[str, object], source: Source) -> GateDeclaration:
         raise source.refuse("dialect", DIALECT)
     if "cassette" in fields and dialect is None:
         raise source.refuse("dialect", CASSETTE_DIALECT)
-    suite = fields.get("injection_suite", False)
-    if type(suite) is not bool:
-        raise source.refuse("injection_suite", FLAG)
+    suite = _flag(fields, "injection_suite", source)
     cassette = source.path("cassette", fields["cassette"]) if "cassette" in fields else None
     declaration = GateDeclaration(
         planner=reference,
@@ -274,6 +320,46 @@ def declare(fields: Mapping[str, object], source: Source) -> GateDeclaration:
     )
     _check_power(declaration, source)
     return declaration
+
+
+def _declare_agent(fields: Mapping[str, object], source: Source) -> GateDeclaration:
+    """A planner gate of an MCP host: ``agent`` names its ``run_agent``."""
+    reference = fields["agent"]
+    if type(reference) is not str or not REFERENCE.fullmatch(reference):
+        raise source.refuse("agent", AGENT)
+    if fields.get("planner") is not None:
+        raise source.refuse("planner", BESIDE_AGENT)
+    if fields.get("dialect", "mcp") != "mcp":
+        raise source.refuse("dialect", AGENT_DIALECT)
+    transport = fields.get("transport", "http")
+    if type(transport) is not str or transport not in MCP_TRANSPORTS:
+        raise source.refuse("transport", TRANSPORT)
+    limit = fields.get("time_limit")
+    if limit is not None:
+        limit = check_int(
+            limit, 1, MAX_AGENT_TIME_LIMIT, lambda: source.refuse("time_limit", TIME_LIMIT)
+        )
+    cassette = source.path("cassette", fields["cassette"]) if "cassette" in fields else None
+    suite = _flag(fields, "injection_suite", source)
+    declaration = GateDeclaration(
+        planner=reference,
+        dialect="mcp",
+        cassette=cassette,
+        injection_suite=suite,
+        agent=True,
+        transport=transport,
+        time_limit=limit,
+        **_trial_fields(fields, source, suite, wire=True),
+    )
+    _check_power(declaration, source)
+    return declaration
+
+
+def _flag(fields: Mapping[str, object], key: str, source: Source) -> bool:
+    value = fields.get(key, False)
+    if type(value) is not bool:
+        raise source.refuse(key, FLAG)
+    return value
 
 
 def _trial_fields(

@@ -169,8 +169,11 @@ class Gate(pytest.Collector):
         from pytest_openmed.planner.declaration import GateDeclaration
 
         declaration = self.spec.declaration
-        record = self.config.stash[run_options_key].record
-        if not isinstance(declaration, GateDeclaration) or not declaration.imports_planner(record):
+        options = self.config.stash[run_options_key]
+        imports = isinstance(declaration, GateDeclaration) and declaration.imports_planner(
+            options.record, options.isolate
+        )
+        if not isinstance(declaration, GateDeclaration) or not imports:
             return
         from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
 
