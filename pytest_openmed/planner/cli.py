@@ -30,9 +30,10 @@ from typing import Any, NoReturn
 
 from pytest_openmed import __version__
 from pytest_openmed._canonical import atomic_write_text
-from pytest_openmed.contract import PLANNER_DIALECTS, GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused, UsageError, argparse_refusal, plural
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
+from pytest_openmed.planner.declaration import DIALECTS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
@@ -106,7 +107,7 @@ def _parser() -> _Parser:
     )
     parser.add_argument(
         "--dialect",
-        choices=PLANNER_DIALECTS,
+        choices=DIALECTS,
         help="the model's tool-calling wire format: --planner names a model function",
     )
     parser.add_argument(
