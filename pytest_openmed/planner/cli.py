@@ -22,13 +22,13 @@ without the ``mcp`` extra.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pytest_openmed import __version__
 from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused, UsageError, argparse_refusal, plural
@@ -95,7 +95,9 @@ def _parser() -> _Parser:
         epilog=_EXIT_CODES,
         allow_abbrev=False,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    # The installed distribution's version (the planner room does not import the package root).
+    version = importlib.metadata.version("pytest-openmed")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
     parser.add_argument(
         "--planner",
         metavar="MODULE:ATTR",
