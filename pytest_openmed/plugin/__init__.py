@@ -38,6 +38,7 @@ from pytest_openmed.plugin.options import (
     parse_rate,
     parse_resamples,
     parse_seed,
+    parse_shard,
     resolve_run_options,
     run_options_key,
 )
@@ -177,6 +178,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parse_history_keep,
             "stored runs kept in the history directory (default 50).",
         ),
+        (
+            "shard",
+            parse_shard,
+            "run only the gates of shard I of N (1-based, e.g. 2/4; ordinary tests all run).",
+        ),
     ):
         dest = "openmed_" + name.replace("-", "_")
         group.addoption(
@@ -185,7 +191,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             type=cli_type(parse),
             default=None,
             help=text,
-            metavar={"key-env": "NAME", "max-rate": "RATE"}.get(name, "N"),
+            metavar={"key-env": "NAME", "max-rate": "RATE", "shard": "I/N"}.get(name, "N"),
         )
         parser.addini(dest, text, type="string", default="")
     parser.addini(
@@ -226,9 +232,16 @@ def pytest_configure(config: pytest.Config) -> None:
     recorder = GateRecorder(config, options)
     config.stash[_recorder_key] = recorder
     config.pluginmanager.register(recorder, "openmed-recorder")
+    if options.shard is not None:
+        from pytest_openmed.plugin.shard import ShardFilter
+
+        config.pluginmanager.register(ShardFilter(config, options, recorder), "openmed-shard")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    shard = config.pluginmanager.get_plugin("openmed-shard")
+    if shard is not None:
+        config.pluginmanager.unregister(shard)
     recorder = config.stash.get(_recorder_key, None)
     if recorder is not None:
         del config.stash[_recorder_key]

@@ -271,6 +271,14 @@ def collection_index(item: pytest.Item) -> int:
     return index.get(item.nodeid, len(index))
 
 
+def fix_collection_index(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Fix every item's position in ``items`` now, before ``--openmed-shard`` drops some.
+
+    A shard's verdicts then carry the positions a serial run gives them.
+    """
+    config.stash[_collection_index_key] = {node.nodeid: index for index, node in enumerate(items)}
+
+
 def record_gate_result(
     item: pytest.Item,
     result: GateResult,

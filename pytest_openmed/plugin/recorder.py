@@ -180,6 +180,9 @@ class GateRecorder:
         self.durations: dict[str, float] = {}
         self._started: tuple[datetime.datetime, float] | None = None
         self._commit: tuple[str | None] | None = None
+        #: ``--openmed-shard``: what the shard filter recorded, and the gate items it dropped.
+        self.shard_record: dict[str, Any] | None = None
+        self._shard_dropped: set[str] = set()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """The run's UTC start and a monotonic clock reading, for ``run.timing``."""
@@ -191,6 +194,16 @@ class GateRecorder:
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[_DESELECTED_OUTPUT] = sorted(self.deselected_gates)
+
+    def note_shard(self, record: dict[str, Any], dropped: set[str]) -> None:
+        """The shard filter's record (sent on by workers); its drops are no deselection."""
+        self.shard_record = record
+        self._shard_dropped = dropped
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            from pytest_openmed.plugin.shard import SHARD_OUTPUT
+
+            workeroutput[SHARD_OUTPUT] = record
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """A usage error found by an xdist worker during collection (see ``plugin``)."""
@@ -205,6 +218,9 @@ class GateRecorder:
         if type(unmatched) is int:
             self.baseline_unmatched = unmatched
         self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
+        shard = output.get("openmed_shard")  # plugin.shard.SHARD_OUTPUT (not imported at load)
+        if isinstance(shard, dict):
+            self.shard_record = shard
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         duration = getattr(report, "duration", 0.0)
@@ -229,7 +245,7 @@ class GateRecorder:
             self.entries.append(entry)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.deselected += len(items)
+        self.deselected += sum(1 for item in items if item.nodeid not in self._shard_dropped)
 
     def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
@@ -285,9 +301,11 @@ class GateRecorder:
         last_failed = bool(getattr(option, "lf", False))
         stopped = bool(session is not None and (session.shouldstop or session.shouldfail))
         partial = keyword or markexpr or last_failed or stopped or self.deselected > 0
+        shard = self._shard()
         return {
+            **({} if shard is None else {"shard": shard}),
             "exit_status": None if exitstatus is None else int(exitstatus),
-            "partial_selection": partial,
+            "partial_selection": partial or shard is not None,
             "keyword_selection": keyword,
             "marker_selection": markexpr,
             "last_failed": last_failed,
@@ -298,6 +316,18 @@ class GateRecorder:
             "timing": self._timing(),
             "environment": self._environment(),
         }
+
+    def _shard(self) -> dict[str, Any] | None:
+        """``run.shard``: which share of the gates this run is, and what proves it belongs."""
+        if self.options.shard is None:
+            return None
+        record = self.shard_record
+        if record is None:  # collection never reached the filter: an empty, failed shard
+            from pytest_openmed.plugin.shard import empty_record
+
+            record = empty_record(self.options)
+        positions = {entry["nodeid"]: entry["order"] for entry in self.entries}
+        return {**record, "positions": dict(sorted(positions.items()))}
 
     def _timing(self) -> dict[str, Any]:
         """When the run started (UTC), how long it took, and the seconds each gate took.
