@@ -1,4 +1,4 @@
-"""Canonical JSON, digests, HMAC and atomic writes.
+"""Canonical JSON, digests, HMAC and atomic writes, through the standard library.
 
 PYTEST_DONT_REWRITE
 
@@ -16,9 +16,7 @@ import math
 import os
 import re
 import tempfile
-import threading
-from collections.abc import Callable
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
+import time
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +30,7 @@ MIN_KEY_BYTES = 32
 
 
 #: The one encoder of canonical JSON: keys sorted, no insignificant whitespace,
-#: non-ASCII escaped, NaN and infinities refused (they are not JSON).  Built
-#: once: packs and reviews encode thousands of small documents.
+#: non-ASCII escaped, NaN and infinities refused (they are not JSON).
 _ENCODER = json.JSONEncoder(
     sort_keys=True,
     separators=(",", ":"),
@@ -42,53 +39,9 @@ _ENCODER = json.JSONEncoder(
 )
 
 
-#: Per thread: the C encoder built once, and the markers it keeps of open containers.
-_THREAD = threading.local()
-
-
 def canonical_json(value: Any) -> str:
     """Serialise ``value`` so that equal documents give equal text."""
-    encoder = _one_shot_encoder()
-    if encoder is None or type(value) is str:
-        return _ENCODER.encode(value)
-    try:
-        return "".join(encoder(value, 0))
-    except BaseException:
-        _THREAD.markers.clear()  # a failed encoding may leave containers marked as open
-        raise
-
-
-def _one_shot_encoder() -> Any:
-    """The C encoder that ``_ENCODER.encode`` builds on every call, built once per thread.
-
-    ``JSONEncoder.iterencode`` makes this same object for each one-shot call;
-    most documents digested here are a few dozen bytes, so building it is a
-    third of their cost.  ``None`` where ``json`` has no C encoder, or where it
-    does not give exactly ``_ENCODER.encode``'s text (then that is used).
-    """
-    encoder = getattr(_THREAD, "encoder", False)
-    if encoder is not False:
-        return encoder
-    markers: dict[int, Any] = {}
-    try:
-        encoder = c_make_encoder(
-            markers,
-            _ENCODER.default,
-            encode_basestring_ascii,
-            _ENCODER.indent,
-            _ENCODER.key_separator,
-            _ENCODER.item_separator,
-            _ENCODER.sort_keys,
-            _ENCODER.skipkeys,
-            _ENCODER.allow_nan,
-        )
-        probe = {"b": [1, 2.5, None, True, "\u00e9\n"], "a": {"c": -0.0}}
-        if "".join(encoder(probe, 0)) != _ENCODER.encode(probe):
-            encoder = None
-    except Exception:  # no C encoder, or another signature: the plain path
-        encoder = None
-    _THREAD.markers, _THREAD.encoder = markers, encoder
-    return encoder
+    return _ENCODER.encode(value)
 
 
 def canonical_bytes(value: Any) -> bytes:
@@ -104,55 +57,6 @@ def sha256_digest(data: bytes) -> str:
 def digest_json(value: Any) -> str:
     """``sha256:<hex>`` of the canonical JSON of ``value``."""
     return sha256_digest(canonical_bytes(value))
-
-
-class CanonicalForm:
-    """The canonical JSON of one document shape, encoded once, with slots for its values.
-
-    A review prepares and verifies thousands of small documents of a few fixed
-    shapes (a packet's identity, a nonce's input) whose values are mostly
-    digests.  Encoding each through :func:`canonical_json` costs several times
-    more than the text is long.  Here ``shape`` is encoded once with a marker in
-    each slot; :meth:`text` writes each value's own canonical JSON where its
-    marker was.  That is :func:`canonical_json` of the filled document, because
-    a slot is a value, never a key, so the fixed keys keep their order.
-    """
-
-    __slots__ = ("_slots", "_template")
-
-    def __init__(self, shape: Callable[..., Any], slots: int) -> None:
-        markers = [f"\x00slot {index}\x00" for index in range(slots)]
-        text = canonical_json(shape(*markers)).replace("{", "{{").replace("}", "}}")
-        for index, marker in enumerate(markers):
-            encoded = canonical_json(marker)
-            if text.count(encoded) != 1 or encoded + ":" in text:
-                raise RuntimeError("internal error: a form slot is one value, never a key")
-            text = text.replace(encoded, f"{{{index}}}")
-        self._slots = slots
-        self._template = text
-
-    def text(self, *values: Any) -> str:
-        """:func:`canonical_json` of ``shape(*values)``."""
-        if len(values) != self._slots:
-            raise TypeError(f"this form takes {self._slots} values")
-        # Strings (a str enum member as its text, as json writes it) are most slots.
-        return self._template.format(
-            *[encode_basestring_ascii(v) if isinstance(v, str) else _slot_text(v) for v in values]
-        )
-
-    def digest(self, *values: Any) -> str:
-        """:func:`digest_json` of ``shape(*values)``."""
-        return sha256_digest(self.text(*values).encode("ascii"))
-
-
-def _slot_text(value: Any) -> str:
-    """The canonical JSON of a slot's value other than a string; integers need no encoder."""
-    kind = type(value)
-    if kind is int:
-        return int.__repr__(value)
-    if kind is bool:
-        return "true" if value else "false"
-    return canonical_json(value)
 
 
 def is_digest(value: object) -> bool:
@@ -204,51 +108,27 @@ def hmac_matches(key: bytes, domain: str, value: Any, expected: object) -> bool:
 class Signer:
     """:func:`hmac_digest` and :func:`hmac_matches` under one key, for many values.
 
-    HMAC-SHA256 as RFC 2104 defines it, over :mod:`hashlib`: the key schedule
-    (the hashes of the key XOR the inner and outer pads) is computed once, and
-    each value costs two state copies and two short hashes.  ``hmac.HMAC`` does
-    the same work with two more state copies and a Python wrapper per value;
-    preparing and verifying one review signs hundreds of values.  Tests hold it
-    to :func:`hmac.new` for keys of every length.
+    :func:`hmac.new` keyed once; each value is signed on a copy of it.
     """
 
-    __slots__ = ("_inner", "_outer")
+    __slots__ = ("_keyed",)
 
     def __init__(self, key: bytes) -> None:
-        if len(key) > _SHA256_BLOCK:
-            key = hashlib.sha256(key).digest()
-        key = key.ljust(_SHA256_BLOCK, b"\x00")
-        self._inner = hashlib.sha256(key.translate(_INNER_PAD))
-        self._outer = hashlib.sha256(key.translate(_OUTER_PAD))
+        self._keyed = hmac.new(key, digestmod=hashlib.sha256)
 
     def digest(self, domain: str, value: Any) -> str:
-        return self.digest_text(domain, canonical_json(value))
-
-    def digest_text(self, domain: str, text: str) -> str:
-        """The MAC of a value whose canonical JSON ``text`` the caller already has."""
-        inner = self._inner.copy()
-        inner.update(domain.encode("ascii") + b"\x00" + text.encode("ascii"))
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return "sha256:" + outer.hexdigest()
+        mac = self._keyed.copy()
+        mac.update(domain.encode("ascii") + b"\x00" + canonical_bytes(value))
+        return "sha256:" + mac.hexdigest()
 
     def matches(self, domain: str, value: Any, expected: object) -> bool:
-        return self.matches_text(domain, canonical_json(value), expected)
-
-    def matches_text(self, domain: str, text: str, expected: object) -> bool:
-        """:meth:`matches` for a value whose canonical JSON ``text`` the caller already has."""
         if not is_digest(expected):
             return False
         assert isinstance(expected, str)
-        return hmac.compare_digest(self.digest_text(domain, text), expected)
+        return hmac.compare_digest(self.digest(domain, value), expected)
 
     def __repr__(self) -> str:
         return "Signer(<key>)"
-
-
-_SHA256_BLOCK = 64
-_INNER_PAD = bytes(byte ^ 0x36 for byte in range(256))
-_OUTER_PAD = bytes(byte ^ 0x5C for byte in range(256))
 
 
 def finite_float(value: object, what: str) -> float:
@@ -292,6 +172,36 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         _fsync_directory(directory)
     except (OSError, ValueError):
         raise OSError("could not write the requested output file") from None
+    _remove_stale_temporaries(directory)
+
+
+#: A temporary file of :func:`atomic_write_text` (``tempfile.mkstemp``'s eight characters).
+_TEMPORARY = re.compile(r"\.openmed-[a-z0-9_]{8}\.tmp")
+#: Age after which a temporary file is a crashed writer's, never one still being written.
+STALE_TEMPORARY_SECONDS = 3600
+
+
+def _remove_stale_temporaries(directory: Path) -> None:
+    """Remove temporary files a killed writer (``kill -9`` mid-write) left in ``directory``.
+
+    Only regular files named as :func:`atomic_write_text` names them and not
+    modified for :data:`STALE_TEMPORARY_SECONDS` (a write in progress, in this
+    or another process, is seconds old) are removed; nothing else is touched,
+    and a failure to remove one is no failure of the write.
+    """
+    cutoff = time.time() - STALE_TEMPORARY_SECONDS
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if not _TEMPORARY.fullmatch(entry.name):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass  # gone already (another run removed it), or not ours to remove
 
 
 def _current_umask() -> int:

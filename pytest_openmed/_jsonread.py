@@ -1,43 +1,140 @@
-"""Bounded, streamed reading of the JSON files gates are given.
+"""The one JSON reading policy: every JSON document the package reads goes through it.
 
 PYTEST_DONT_REWRITE
 
-A file far larger than any legitimate evaluation must cost little to refuse.
-Parsing a whole file before counting its records needs gigabytes for a file
-the limits refuse anyway (a 64 MiB file of a million small records is
-1.6 GiB of Python objects), so here the size is checked before reading, text
-is decoded chunk by chunk, and records are counted while they are parsed: a
-refused file never holds more than ``limit`` records in memory.
+* **Size first.** A file's size is checked before a byte of it is read
+  (:func:`read_limited`), and what is read is bounded again, in case it grew.
+* **Strict JSON** (:func:`strict_decoder`, :func:`loads`): UTF-8; no object
+  repeats a name (readers disagree on which value wins); no ``NaN`` or
+  ``Infinity``; every number a finite float64 (``1e400`` is refused, not read
+  as infinity) and every integer within :data:`MAX_JSON_INT`, so a number
+  that passes can be formatted, compared and converted anywhere downstream;
+  nesting too deep for the parser is refused, not a crash.
+* **Records bounded while parsed** (:func:`read_records`): a file far larger
+  than any legitimate evaluation must cost little to refuse.  ``json.loads``
+  of a 47 MB array of small records needs some 800 MiB, so records are
+  parsed one at a time (``raw_decode`` over the whole text) and counted: a
+  refused file never holds more than ``limit`` records beside its text.
 
-Every refusal is one :class:`RecordFileError` carrying a closed
-:class:`Refusal` and, for JSON Lines, the 1-based line; callers turn it into
-their own fixed message in one place, where the input's name and the line can
-be attached.  Nothing here echoes a path or any content.
+Each caller keeps its own fixed, value-free messages and error types: a rule
+takes a ``refuse`` (:data:`~pytest_openmed._validate.Refuse`).  Claims inputs
+get a :class:`RecordFileError` carrying a closed :class:`Refusal` and, for
+JSON Lines, the 1-based line.  Nothing here echoes a path or any content.
 """
 
 from __future__ import annotations
 
-import codecs
 import enum
 import json
+import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, NoReturn
 
-from pytest_openmed._validate import refuse_constant_hook, unique_names_hook
+from pytest_openmed._validate import (
+    MAX_SEED,
+    Refuse,
+    refusal,
+    refuse_constant_hook,
+    unique_names_hook,
+)
 from pytest_openmed.errors import InputRefused
 
-#: Bytes read per chunk.
-_CHUNK = 1024 * 1024
+#: The largest integer magnitude read (a signed 64-bit integer, as numpy and other readers take).
+MAX_JSON_INT = MAX_SEED
+#: Bytes read at a time past the size a file had when it was opened.
+_CHUNK = 1 << 20
 #: JSON's own whitespace (``json`` accepts exactly these between tokens).
-_JSON_SPACE = " \t\n\r"
-#: A decode error this close to the end of the text read so far may be truncation.
-_TRUNCATION_MARGIN = 16
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def read_limited(path: Path, max_bytes: int, *, too_large: Refuse, unreadable: Refuse) -> bytes:
+    """The bytes of ``path``, refused by its size before any is read (and again if it grew).
+
+    A message given as ``unreadable`` becomes a bare ``OSError``; ``too_large``
+    an :class:`~pytest_openmed.errors.InputRefused`.
+    """
+    try:
+        handle = open(path, "rb")  # closed by the with-block below, on every path
+    except (OSError, TypeError, ValueError):
+        raise refusal(unreadable, OSError) from None
+    with handle:
+        try:
+            size = os.fstat(handle.fileno()).st_size
+        except OSError:
+            raise refusal(unreadable, OSError) from None
+        if size > max_bytes:
+            raise refusal(too_large)
+        try:
+            chunks = [handle.read(size + 1)]  # one more byte shows a file that grew
+            total = len(chunks[0])
+            while total > size and total <= max_bytes and (chunk := handle.read(_CHUNK)):
+                chunks.append(chunk)
+                total += len(chunk)
+        except OSError:
+            raise refusal(unreadable, OSError) from None
+    if total > max_bytes:
+        raise refusal(too_large)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def strict_decoder(refuse: Refuse, *, duplicate: Refuse | None = None) -> json.JSONDecoder:
+    """A decoder keeping the policy; ``duplicate`` refuses a repeated name (default ``refuse``)."""
+    return json.JSONDecoder(
+        object_pairs_hook=unique_names_hook(refuse if duplicate is None else duplicate),
+        parse_constant=refuse_constant_hook(refuse),
+        parse_float=_finite_float_hook(refuse),
+        parse_int=_bounded_int_hook(refuse),
+    )
+
+
+def loads(data: bytes | str, refuse: Refuse, *, duplicate: Refuse | None = None) -> Any:
+    """One JSON document (UTF-8 bytes or text) under the policy; any failure is ``refuse``."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return strict_decoder(refuse, duplicate=duplicate).decode(text)
+    except InputRefused:
+        raise
+    except (ValueError, RecursionError):  # syntax, encoding, int-size limit, nesting
+        raise refusal(refuse) from None
+
+
+def _finite_float_hook(refuse: Refuse) -> Callable[[str], float]:
+    def hook(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise refusal(refuse)
+        return value
+
+    return hook
+
+
+def _bounded_int_hook(refuse: Refuse) -> Callable[[str], int]:
+    digits = len(str(MAX_JSON_INT)) + 1  # a sign, then at most as many digits as the bound
+
+    def hook(text: str) -> int:
+        if len(text) > digits or abs(value := int(text)) > MAX_JSON_INT:
+            raise refusal(refuse)
+        return value
+
+    return hook
+
+
+def json_value_bound(data: bytes) -> int:
+    """An upper bound on the number of JSON values in ``data``, without parsing it.
+
+    Every value is the root, the first member of a container or follows a
+    comma, so values ≤ 1 + commas + opening brackets (commas and brackets inside
+    strings only raise the bound).  Counting bytes runs at memory speed, so a
+    document can be refused by its size in values before ``json`` builds it.
+    """
+    return 1 + data.count(b",") + data.count(b"{") + data.count(b"[")
 
 
 class Refusal(enum.Enum):
-    """Why a file was refused (closed set; callers map each to a fixed message)."""
+    """Why a records file was refused (closed set; callers map each to a fixed message)."""
 
     UNREADABLE = "unreadable"
     TOO_LARGE = "too_large"
@@ -58,214 +155,130 @@ class RecordFileError(InputRefused):
         self.line = line
 
 
-def json_value_bound(data: bytes) -> int:
-    """An upper bound on the number of JSON values in ``data``, without parsing it.
-
-    Every value is the root, the first member of a container or follows a
-    comma, so values ≤ 1 + commas + opening brackets (commas and brackets inside
-    strings only raise the bound).  Counting bytes runs at memory speed, so a
-    document can be refused by its size in values before ``json`` builds it.
-    """
-    return 1 + data.count(b",") + data.count(b"{") + data.count(b"[")
+def _refused(reason: Refusal) -> Callable[[], RecordFileError]:
+    return lambda: RecordFileError(reason)
 
 
-#: ``object_pairs_hook`` refusing an object that repeats a name (readers disagree on its content).
-unique_fields = unique_names_hook(lambda: RecordFileError(Refusal.DUPLICATE_KEY))
-
-
-def read_records(
-    path: Path,
-    *,
-    limit: int,
-    max_bytes: int,
-    hook: Callable[[list[tuple[str, Any]]], Any] = unique_fields,
-) -> list[dict[str, Any]]:
+def read_records(path: Path, *, limit: int, max_bytes: int) -> list[dict[str, Any]]:
     """The records of a JSON array (first non-blank character ``[``) or JSON Lines file.
 
     At most ``limit`` records are kept; one more is a :attr:`Refusal.TOO_MANY`
-    as soon as it is met.  ``hook`` is the ``object_pairs_hook`` (by default
-    :func:`unique_fields`; it refuses by raising :class:`RecordFileError`).  A whitespace-only
-    file is :attr:`Refusal.EMPTY`; blank JSON Lines lines are skipped; a record
-    that is not an object is :attr:`Refusal.RECORD_TYPE`, reported after the
-    whole file parsed (a syntax error later in the file is reported first).
+    as soon as it is met.  A whitespace-only file is :attr:`Refusal.EMPTY`;
+    blank JSON Lines lines are skipped; a record that is not an object is
+    :attr:`Refusal.RECORD_TYPE`, reported after the whole file parsed (a syntax
+    error later in the file is reported first).  A UTF-8 byte order mark is
+    allowed.
     """
+    data = read_limited(
+        path,
+        max_bytes,
+        too_large=_refused(Refusal.TOO_LARGE),
+        unreadable=_refused(Refusal.UNREADABLE),
+    )
+    decoder = strict_decoder(_refused(Refusal.NOT_JSON), duplicate=_refused(Refusal.DUPLICATE_KEY))
+    start = _LEADING.match(data)
+    assert start is not None  # the pattern matches the empty string too
+    if start.end() == len(data):
+        raise RecordFileError(Refusal.EMPTY)
+    if data[start.end() : start.end() + 1] != b"[":
+        return _lines(data, decoder, limit)
     try:
-        handle = open(path, "rb")  # closed by the with-block below, on every path
-    except (OSError, TypeError, ValueError):
-        raise RecordFileError(Refusal.UNREADABLE) from None
-    with handle:
-        try:
-            size = os.fstat(handle.fileno()).st_size
-        except OSError:
-            raise RecordFileError(Refusal.UNREADABLE) from None
-        if size > max_bytes:
-            raise RecordFileError(Refusal.TOO_LARGE)
-        stream = _Stream(handle, max_bytes)
-        if not stream.skip(str.isspace):
-            raise RecordFileError(Refusal.EMPTY)
-        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_refuse_constant)
-        if stream.text[stream.pos] != "[":
-            return _lines(stream, decoder, limit)
-        return _array(stream, decoder, limit)
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise RecordFileError(Refusal.NOT_UTF8) from None
+    del data  # the text alone is held while records are parsed
+    return _array(text, decoder, limit)
 
 
-_refuse_constant = refuse_constant_hook(lambda: RecordFileError(Refusal.NOT_JSON))
+_BOM = b"\xef\xbb\xbf"
+#: A byte order mark and blank space before the first record.
+_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?\s*")
 
 
-class _Stream:
-    """UTF-8 text of a binary file, decoded chunk by chunk, with a read cursor.
-
-    ``text[pos:]`` is what has been read but not consumed; :meth:`more` drops
-    the consumed prefix before reading on, so memory follows the cursor.
-    """
-
-    def __init__(self, handle: IO[bytes], max_bytes: int) -> None:
-        self._handle = handle
-        self._decoder = codecs.getincrementaldecoder("utf-8-sig")("strict")
-        self._read = 0
-        self._max = max_bytes
-        self.text = ""
-        self.pos = 0
-        self.eof = False
-        self._dropped_lines = 0
-
-    @property
-    def line(self) -> int:
-        """The 1-based line of the cursor (counted only when asked: errors are rare)."""
-        return self._dropped_lines + self.text.count("\n", 0, self.pos) + 1
-
-    def more(self, at_least: int = 0) -> bool:
-        """Read on (at least ``at_least`` bytes); False once the file is exhausted."""
-        if self.eof:
-            return False
-        if self.pos:
-            self._dropped_lines += self.text.count("\n", 0, self.pos)
-            self.text = self.text[self.pos :]
-            self.pos = 0
-        try:
-            data = self._handle.read(max(at_least, _CHUNK))
-        except OSError:
-            raise RecordFileError(Refusal.UNREADABLE) from None
-        self._read += len(data)
-        if self._read > self._max:  # the file grew after its size was checked
-            raise RecordFileError(Refusal.TOO_LARGE)
-        try:
-            self.text += self._decoder.decode(data, final=not data)
-        except UnicodeDecodeError:
-            raise RecordFileError(Refusal.NOT_UTF8) from None
-        self.eof = not data
-        return True
-
-    def skip(self, space: Callable[[str], bool]) -> bool:
-        """Move past characters for which ``space`` holds; False at the end of the file."""
-        while True:
-            text, pos = self.text, self.pos
-            while pos < len(text) and space(text[pos]):
-                pos += 1
-            self.pos = pos
-            if pos < len(text):
-                return True
-            if not self.more():
-                return False
-
-    def decode(self, decoder: json.JSONDecoder) -> Any:
-        """One JSON value at the cursor, reading on while it may be cut off."""
-        while True:
-            try:
-                value, end = decoder.raw_decode(self.text, self.pos)
-            except json.JSONDecodeError as error:
-                truncated = error.pos >= len(
-                    self.text
-                ) - _TRUNCATION_MARGIN or error.msg.startswith("Unterminated string")
-                if truncated and self.more(len(self.text)):
-                    continue
-                raise RecordFileError(Refusal.NOT_JSON) from None
-            except RecursionError:
-                raise RecordFileError(Refusal.NOT_JSON) from None
-            if end >= len(self.text) and self.more(len(self.text)):
-                continue  # a number or literal may go on in the next chunk
-            self.pos = end
-            return value
+def _decode(decoder: json.JSONDecoder, text: str, pos: int) -> tuple[Any, int]:
+    try:
+        return decoder.raw_decode(text, pos)
+    except RecordFileError:
+        raise
+    except (ValueError, RecursionError):
+        raise RecordFileError(Refusal.NOT_JSON) from None
 
 
-def _json_space(char: str) -> bool:
-    return char in _JSON_SPACE
+def _skip(text: str, pos: int) -> int:
+    """The position after the JSON whitespace at ``pos``."""
+    space = _SPACE.match(text, pos)
+    assert space is not None  # the pattern matches the empty string too
+    return space.end()
 
 
-def _array(stream: _Stream, decoder: json.JSONDecoder, limit: int) -> list[dict[str, Any]]:
+def _not_json() -> NoReturn:
+    raise RecordFileError(Refusal.NOT_JSON)
+
+
+def _array(text: str, decoder: json.JSONDecoder, limit: int) -> list[dict[str, Any]]:
+    """The elements of the one array in ``text``, parsed and counted one at a time."""
     records: list[dict[str, Any]] = []
     count = 0
     wrong_type = False
-    stream.pos += 1  # the "["
-    if not stream.skip(_json_space):
-        raise RecordFileError(Refusal.NOT_JSON)
-    if stream.text[stream.pos] == "]":
-        stream.pos += 1
+    pos = _skip(text, text.index("[") + 1)  # the first non-space character is the "["
+    if text[pos : pos + 1] == "]":
+        pos += 1
     else:
         while True:
-            if not stream.skip(_json_space):
-                raise RecordFileError(Refusal.NOT_JSON)
             if count == limit:
                 raise RecordFileError(Refusal.TOO_MANY)
-            value = stream.decode(decoder)
+            value, pos = _decode(decoder, text, pos)
             count += 1
             if type(value) is dict:
                 records.append(value)
             else:
                 wrong_type = True
-            if not stream.skip(_json_space):
-                raise RecordFileError(Refusal.NOT_JSON)
-            separator = stream.text[stream.pos]
-            stream.pos += 1
+            pos = _skip(text, pos)
+            separator = text[pos : pos + 1]
+            pos = _skip(text, pos + 1)
             if separator == "]":
                 break
             if separator != ",":
-                raise RecordFileError(Refusal.NOT_JSON)
-    if stream.skip(_json_space):
-        raise RecordFileError(Refusal.NOT_JSON)  # anything after the array
+                _not_json()
+    if pos != len(text):
+        _not_json()  # anything after the array
     if wrong_type:
         raise RecordFileError(Refusal.RECORD_TYPE)
     return records
 
 
-def _lines(stream: _Stream, decoder: json.JSONDecoder, limit: int) -> list[dict[str, Any]]:
-    """JSON Lines: only ``"\\n"`` ends a record (JSON strings may hold U+2028 raw)."""
+def _lines(data: bytes, decoder: json.JSONDecoder, limit: int) -> list[dict[str, Any]]:
+    """JSON Lines: only ``"\\n"`` ends a record (JSON strings may hold U+2028 raw).
+
+    Each line is decoded on its own, so bytes past the record limit are never decoded.
+    """
     records: list[dict[str, Any]] = []
     count = 0
     first_wrong_type: int | None = None
-    line_number = stream.line - 1  # leading blank lines were skipped
-    while True:
-        scanned = 0
-        end = stream.text.find("\n", stream.pos)
-        while end < 0:
-            scanned = len(stream.text) - stream.pos
-            if not stream.more():
-                break
-            end = stream.text.find("\n", stream.pos + scanned)
-        last = end < 0
-        line = stream.text[stream.pos :] if last else stream.text[stream.pos : end]
-        stream.pos = len(stream.text) if last else end + 1
-        line_number += 1
-        if line.strip():
-            if count == limit:
-                raise RecordFileError(Refusal.TOO_MANY, line_number)
-            value = _line_value(decoder, line, line_number)
-            count += 1
-            if type(value) is dict:
-                records.append(value)
-            elif first_wrong_type is None:
-                first_wrong_type = line_number
-        if last:
-            break
+    pos = len(_BOM) if data.startswith(_BOM) else 0
+    number = 0
+    while pos <= len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        line, pos, number = data[pos:end], end + 1, number + 1
+        if not line.strip():
+            continue
+        if count == limit:
+            raise RecordFileError(Refusal.TOO_MANY, number)
+        try:
+            text = line.decode("utf-8")
+            value = decoder.decode(text)
+        except UnicodeDecodeError:
+            raise RecordFileError(Refusal.NOT_UTF8, number) from None
+        except RecordFileError as error:
+            raise RecordFileError(error.reason, number) from None
+        except (ValueError, RecursionError):
+            raise RecordFileError(Refusal.NOT_JSON, number) from None
+        count += 1
+        if type(value) is dict:
+            records.append(value)
+        elif first_wrong_type is None:
+            first_wrong_type = number
     if first_wrong_type is not None:
         raise RecordFileError(Refusal.RECORD_TYPE, first_wrong_type)
     return records
-
-
-def _line_value(decoder: json.JSONDecoder, line: str, line_number: int) -> Any:
-    try:
-        return decoder.decode(line)
-    except RecordFileError as error:
-        raise RecordFileError(error.reason, line_number) from None
-    except (ValueError, RecursionError):
-        raise RecordFileError(Refusal.NOT_JSON, line_number) from None

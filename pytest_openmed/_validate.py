@@ -28,21 +28,22 @@ Refuse = str | Callable[[], Exception]
 MAX_SEED = 2**63 - 1
 
 
-def _error(refuse: Refuse, default: type[Exception] = InputRefused) -> Exception:
+def refusal(refuse: Refuse, default: type[Exception] = InputRefused) -> Exception:
+    """The error ``refuse`` stands for: ``default(message)`` for a message, else what it builds."""
     return default(refuse) if isinstance(refuse, str) else refuse()
 
 
 def check_int(value: object, low: int, high: int, refuse: Refuse) -> int:
     """``value`` if it is exactly an ``int`` (not a bool) from ``low`` to ``high``."""
     if type(value) is not int or not low <= value <= high:
-        raise _error(refuse)
+        raise refusal(refuse)
     return value
 
 
 def check_text(value: object, pattern: re.Pattern[str], refuse: Refuse) -> str:
     """``value`` if it is exactly a ``str`` that ``pattern`` matches in full."""
     if type(value) is not str or not pattern.fullmatch(value):
-        raise _error(refuse)
+        raise refusal(refuse)
     return value
 
 
@@ -59,9 +60,9 @@ def check_rate(value: object, refuse: Refuse, *, wrong_type: Refuse | None = Non
     where a caller refuses that with another type (``InvalidArgument``).
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _error(refuse if wrong_type is None else wrong_type)
+        raise refusal(refuse if wrong_type is None else wrong_type)
     if not 0 <= value <= 1:  # NaN compares false
-        raise _error(refuse)
+        raise refusal(refuse)
     return float(value)
 
 
@@ -75,7 +76,7 @@ def bounded(items: Iterable[T], limit: int, refuse: Refuse) -> list[T]:
     iterator: Iterator[T] = iter(items)
     for item in iterator:
         if len(result) == limit:
-            raise _error(refuse, LimitExceeded)
+            raise refusal(refuse, LimitExceeded)
         result.append(item)
     return result
 
@@ -90,7 +91,7 @@ def unique_names_hook(refuse: Refuse) -> Callable[[list[tuple[str, Any]]], dict[
     def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         document = dict(pairs)
         if len(document) != len(pairs):
-            raise _error(refuse)
+            raise refusal(refuse)
         return document
 
     return hook
@@ -100,7 +101,7 @@ def refuse_constant_hook(refuse: Refuse) -> Callable[[str], NoReturn]:
     """A ``parse_constant`` hook for ``json.loads``: ``NaN`` and ``Infinity`` are not JSON."""
 
     def hook(_name: str) -> NoReturn:
-        raise _error(refuse)
+        raise refusal(refuse)
 
     return hook
 

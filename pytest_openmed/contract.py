@@ -104,15 +104,29 @@ class GateItemRefused(InputRefused):
     item becomes a pytest *error*, never a pass.  The message is fixed and
     value-free, like every engine message; ``subject`` is a short closed label
     (a standard claim class or its ``class_`` token), checked like metric labels.
+    ``figures`` are public numbers that say what the item would need (an
+    underpowered gate's ``needed_claims``), checked like metrics.
     """
 
-    def __init__(self, message: str, subject: str) -> None:
+    def __init__(
+        self, message: str, subject: str, figures: Mapping[str, MetricValue] | None = None
+    ) -> None:
         super().__init__(message)
         self.subject = _check_label(subject)
+        checked: dict[str, MetricValue] = {}
+        for name, value in (figures or {}).items():
+            if type(name) is not str or not _METRIC_NAME.fullmatch(name):
+                raise InputRefused("gate metric names must match [a-z][a-z0-9_.]*")
+            checked[name] = _check_metric(value)
+        self.figures: Mapping[str, MetricValue] = MappingProxyType(checked)
 
     def describe(self) -> str:
-        """The item's error text: its public subject, then the fixed message."""
-        return f"{self.subject}: {self.args[0]}"
+        """The item's error text: its public subject, the fixed message, then its figures."""
+        text = f"{self.subject}: {self.args[0]}"
+        if self.figures:
+            shown = ", ".join(f"{name}={_format(value)}" for name, value in self.figures.items())
+            text += f" ({shown})"
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +257,12 @@ def _above(measured: str, limit: str, words: str) -> _Rule:
     return text
 
 
+def _gate_upper(metrics: Mapping[str, MetricValue]) -> str | None:
+    """The bound a claims gate compared (``gate_upper``; ``upper`` in reports that predate it)."""
+    measured = "gate_upper" if "gate_upper" in metrics else "upper"
+    return _above(measured, "max_upper", "max_upper")(metrics)
+
+
 def _count_over_zero(count: str) -> _Rule:
     def text(metrics: Mapping[str, MetricValue]) -> str | None:
         value = metrics.get(count)
@@ -266,7 +286,7 @@ def _decision(words: str) -> Callable[[Mapping[str, MetricValue]], str]:
 _RULES: dict[str, _Rule] = {
     # claims
     "unsupported_rate": _above("unsupported_rate", "max_unsupported_rate", "max"),
-    "interval_upper": _above("upper", "max_upper", "max_upper"),
+    "interval_upper": _gate_upper,
     "baseline_regression": _above("lower", "baseline_upper", "baseline upper"),
     # planner (critical counts in PlannerCounts order, then completion)
     "schema_invalid": _count_over_zero("schema_invalid_calls"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,3 +88,19 @@ def test_the_gate_report_is_0644_under_umask_022(pytester: pytest.Pytester) -> N
     )
     assert _mode(pytester.path / "r.json") == 0o644
     assert _mode(pytester.path / "r.md") == 0o644
+
+
+def test_a_killed_writers_temporary_file_is_removed_by_a_later_write(tmp_path: Path) -> None:
+    """``kill -9`` mid-write leaves ``.openmed-*.tmp``; the next write removes it once it is stale."""
+    stale = tmp_path / ".openmed-abcd1234.tmp"
+    fresh = tmp_path / ".openmed-efgh5678.tmp"  # another writer's, in progress
+    unrelated = tmp_path / ".openmed-notes.tmp"
+    for path in (stale, fresh, unrelated):
+        path.write_text("partial")
+    old = time.time() - _canonical.STALE_TEMPORARY_SECONDS - 60
+    os.utime(stale, (old, old))
+    os.utime(unrelated, (old, old))
+    atomic_write_text(tmp_path / "report.json", "{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [fresh.name, unrelated.name, "report.json"]
+    )

@@ -52,7 +52,7 @@ def test_refusals_leave_the_encoder_usable() -> None:
         document: dict[str, object] = {"a": [1], "b": bad}
         with pytest.raises(error):
             c.canonical_json(document)
-        document["b"] = None  # the same containers, now valid, encode as any others
+        document["b"] = None
         assert c.canonical_json(document) == '{"a":[1],"b":null}'
 
 
@@ -126,18 +126,13 @@ def test_finite_float_refuses_non_numbers(value: object) -> None:
     values=st.lists(st.lists(st.text(max_size=80), max_size=4), min_size=1, max_size=5),
 )
 def test_one_signer_signs_as_the_one_shot_hmac(key: bytes, values: list[list[str]]) -> None:
-    """A Signer computes its key schedule once; every value gets the MAC ``hmac.new`` gives.
-
-    Keys longer than SHA-256's 64-byte block are hashed first, as RFC 2104 says.
-    """
+    """A Signer keyed once gives every value the MAC ``hmac.new`` gives (keys of any length)."""
     signer = c.Signer(key)
     for value in values:
         message = b"domain\x00" + c.canonical_bytes(value)
         expected = "sha256:" + hmac.new(key, message, hashlib.sha256).hexdigest()
         assert signer.digest("domain", value) == c.hmac_digest(key, "domain", value) == expected
-        assert signer.digest_text("domain", c.canonical_json(value)) == expected
         assert signer.matches("domain", value, expected)
-        assert signer.matches_text("domain", c.canonical_json(value), expected)
         assert not signer.matches("other", value, expected)
 
 
@@ -146,49 +141,11 @@ def test_a_signer_shows_no_key() -> None:
     assert "CANARY" not in repr(c.Signer(canary)) and "7777" not in repr(c.Signer(canary))
 
 
-def test_without_a_c_encoder_the_plain_one_writes_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
-    document = {"b": [1, 2.5, None, True, "\u00e9"], "a": {"c": -0.0}}
-    fast = c.canonical_json(document)
-    monkeypatch.setattr(c._THREAD, "encoder", None)  # as where json has no C encoder
-    assert (
-        c.canonical_json(document)
-        == fast
-        == json.dumps(document, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    )
-
-
 class Colour(enum.StrEnum):
     RED = "red"
 
 
-def _packet_like(nonce: object, unit: object, *outputs: object) -> dict[str, object]:
-    return {
-        "schema": "{0} %s {{ \u00e9",  # fixed text that looks like a template is kept as it is
-        "nonce": nonce,
-        "unit": unit,
-        "outputs": dict(zip("AB", outputs, strict=True)),
-    }
-
-
-@given(st.tuples(json_values, json_values, json_values, json_values))
-@settings(max_examples=200, deadline=None)
-def test_a_canonical_form_writes_the_canonical_json_of_its_filled_shape(
-    values: tuple[object, object, object, object],
-) -> None:
-    """Whatever the slots hold (quotes, braces, percent signs, non-ASCII), the text is canonical."""
-    form = c.CanonicalForm(_packet_like, slots=4)
-    assert form.text(*values) == c.canonical_json(_packet_like(*values))
-    assert form.digest(*values) == c.digest_json(_packet_like(*values))
-
-
-def test_a_canonical_form_refuses_a_slot_as_a_key_or_twice_and_a_wrong_count() -> None:
-    with pytest.raises(RuntimeError):
-        c.CanonicalForm(lambda name: {name: 1}, slots=1)
-    with pytest.raises(RuntimeError):
-        c.CanonicalForm(lambda value: [value, value], slots=1)
-    form = c.CanonicalForm(lambda first, second: [first, second], slots=2)
-    assert form.text(Colour.RED, 1) == c.canonical_json([Colour.RED, 1]) == '["red",1]'
-    with pytest.raises(TypeError):
-        form.text("only one")
-    with pytest.raises(ValueError):
-        form.text(1.0, math.nan)  # a slot's value is refused as canonical_json refuses it
+def test_a_str_enum_is_written_as_its_text() -> None:
+    """Tasks and media types are str enums; their canonical JSON is their value's."""
+    assert c.canonical_json([Colour.RED, 1]) == '["red",1]'
+    assert c.digest_json({"task": Colour.RED}) == c.digest_json({"task": "red"})

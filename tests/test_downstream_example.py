@@ -200,7 +200,7 @@ def test_every_item_has_its_expected_outcome(run: Run) -> None:
 def test_failure_texts_name_gate_rule_and_counts(run: Run) -> None:
     for text in (
         "unsupported_rate 0.1667 > max 0.10; openmed claims gate: threshold (unsupported_rate); "
-        "claim_count=12, contradicted=1",
+        "claim_count=12, confidence=0.9500, contradicted=1",
         "unsupported_count=2, unsupported_rate=0.1667",
         "openmed planner gate: critical (schema_invalid); ",
         "out_of_grant_proposals=1",

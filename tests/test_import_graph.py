@@ -51,6 +51,7 @@ CORE = (
     "_canonical",
     "_toml",
     "_wilson",
+    "_exact",
     "_lazy",
     "_jsonread",
 )
@@ -77,7 +78,17 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
 }
 
 #: Loading any of these when the plugin loads makes every pytest run slower.
-HEAVY = ("numpy", "PIL", "pydicom", "tifffile", "jsonschema", "scipy")
+HEAVY = (
+    "numpy",
+    "PIL",
+    "pydicom",
+    "tifffile",
+    "jsonschema",
+    "scipy",
+    "mcp",
+    "uvicorn",
+    "starlette",
+)
 
 Edge = tuple[str, str]
 

@@ -1,4 +1,4 @@
-"""Gate input files are streamed: limits apply while reading, memory follows the limit."""
+"""The one JSON reading policy: size first, strict JSON, records bounded while parsed."""
 
 from __future__ import annotations
 
@@ -11,11 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed import _jsonread
-from pytest_openmed._jsonread import RecordFileError, Refusal, json_value_bound, read_records
+from pytest_openmed._jsonread import (
+    MAX_JSON_INT,
+    RecordFileError,
+    Refusal,
+    json_value_bound,
+    loads,
+    read_limited,
+    read_records,
+)
 from pytest_openmed.claims import messages
 from pytest_openmed.claims._gate import load_records
 from pytest_openmed.claims.records import MAX_CLAIMS
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.multimodal import _gate as pack_gate
 from pytest_openmed.multimodal.errors import LimitExceeded
 
@@ -45,10 +53,7 @@ def test_the_record_limit_applies_while_reading(tmp_path: Path, layout: str) -> 
     assert str(caught.value) == where + messages.FILE_TOO_MANY_CLAIMS
 
 
-def test_a_jsonl_file_is_refused_before_bytes_past_the_limit_are_decoded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(_jsonread, "_CHUNK", 4)
+def test_a_jsonl_file_is_refused_before_bytes_past_the_limit_are_decoded(tmp_path: Path) -> None:
     path = tmp_path / "over.jsonl"
     path.write_bytes(b"{}\n" * 12 + b'{"a": "\xff"}\n')
     assert refusal(path).reason is Refusal.TOO_MANY
@@ -64,23 +69,15 @@ def _peak_bytes(path: Path, limit: int) -> int:
 
 
 @pytest.mark.parametrize("layout", ["array", "lines"])
-def test_refusing_a_huge_file_costs_what_refusing_a_barely_oversized_one_does(
-    tmp_path: Path, layout: str
-) -> None:
+def test_refusing_a_huge_file_holds_its_text_not_its_records(tmp_path: Path, layout: str) -> None:
+    """``json.loads`` of this 7 MiB file takes some 17 times its size; refusing it, at most 3."""
     limit = 2_000
-
-    def write(name: str, count: int) -> Path:
-        path = tmp_path / name
-        record = '{"n": 1}'
-        text = (
-            "[" + ",".join([record] * count) + "]" if layout == "array" else (record + "\n") * count
-        )
-        path.write_text(text)
-        return path
-
-    barely = _peak_bytes(write("barely", limit + 1), limit)
-    huge = _peak_bytes(write("huge", 400 * limit), limit)  # 7 MiB: read in chunks, not whole
-    assert huge < 1.25 * barely + _jsonread._CHUNK * 6
+    path = tmp_path / "huge"
+    record = '{"n": 1}'
+    count = 400 * limit
+    text = "[" + ",".join([record] * count) + "]" if layout == "array" else (record + "\n") * count
+    path.write_text(text)
+    assert _peak_bytes(path, limit) < 3 * len(text)
 
 
 def test_json_lines_errors_carry_their_line_number(tmp_path: Path) -> None:
@@ -102,7 +99,7 @@ _records = st.lists(
         st.text(max_size=4),
         st.none()
         | st.booleans()
-        | st.integers(min_value=-(10**30), max_value=10**30)
+        | st.integers(min_value=-MAX_JSON_INT, max_value=MAX_JSON_INT)
         | st.floats(allow_nan=False, allow_infinity=False)
         | st.text(alphabet=st.characters(codec="utf-8"), max_size=12),
         max_size=4,
@@ -112,26 +109,23 @@ _records = st.lists(
 
 
 @settings(max_examples=120, deadline=None)
-@given(records=_records, chunk=st.integers(min_value=1, max_value=9), lines=st.booleans())
-def test_records_split_across_chunks_read_like_json_loads(
+@given(records=_records, lines=st.booleans(), bom=st.booleans())
+def test_records_read_like_json_loads(
     tmp_path_factory: pytest.TempPathFactory,
     records: list[dict[str, Any]],
-    chunk: int,
     lines: bool,
+    bom: bool,
 ) -> None:
-    path = tmp_path_factory.mktemp("chunks") / "r"
+    path = tmp_path_factory.mktemp("records") / "r"
     if lines:
-        path.write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
-        )
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     else:
-        path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(_jsonread, "_CHUNK", chunk)
-        if lines and not records:
-            assert refusal(path, 100).reason is Refusal.EMPTY
-        else:
-            assert read(path, 100) == records
+        text = json.dumps(records, ensure_ascii=False, indent=1)
+    path.write_text(("\ufeff" if bom else "") + text, encoding="utf-8")
+    if lines and not records:
+        assert refusal(path, 100).reason is Refusal.EMPTY
+    else:
+        assert read(path, 100) == records
 
 
 def test_value_bound_never_undercounts() -> None:
@@ -154,3 +148,76 @@ def test_a_pack_document_with_too_many_values_is_refused_before_parsing(
     with pytest.raises(LimitExceeded) as caught:
         pack_gate._read_json(path, pack_gate.MAX_EVIDENCE_DOCUMENT_BYTES)
     assert "1,000,000 JSON values" in str(caught.value)
+
+
+# -- the policy every reader shares -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 2}',
+        '{"a": NaN}',
+        "[Infinity]",
+        "[-Infinity]",
+        '{"rate": 1e400}',
+        "[-1e400]",
+        "[" + "9" * 400 + "]",
+        "[" + str(MAX_JSON_INT + 1) + "]",
+        "[" + str(-MAX_JSON_INT - 1) + "]",
+        "[" * 100_000 + "]" * 100_000,
+        '{"a": 1',
+        "",
+    ],
+)
+def test_the_policy_refuses(text: str) -> None:
+    with pytest.raises(InputRefused, match=r"^refused$"):
+        loads(text.encode(), "refused")
+    with pytest.raises(InputRefused, match=r"^refused$"):
+        loads(text, "refused")
+
+
+def test_the_policy_refuses_bytes_that_are_not_utf8() -> None:
+    with pytest.raises(InputRefused, match=r"^refused$"):
+        loads(b'{"a": "\xff"}', "refused")
+
+
+def test_the_policy_reads_every_other_number_as_json_does() -> None:
+    text = f"[0, -0.0, 1.5e300, 5e-324, {MAX_JSON_INT}, {-MAX_JSON_INT}, 1E+2]"
+    assert loads(text, "refused") == json.loads(text)
+
+
+def test_a_repeated_name_may_have_its_own_refusal() -> None:
+    with pytest.raises(InputRefused, match=r"^twice$"):
+        loads('{"a": 1, "a": 2}', "refused", duplicate="twice")
+
+
+def test_the_size_is_checked_before_a_byte_is_read(tmp_path: Path) -> None:
+    """A 1 GiB file (sparse) over a 1 MiB limit is refused without reading it."""
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as handle:
+        handle.truncate(1 << 30)
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputRefused, match=r"^too large$"):
+            read_limited(path, 1 << 20, too_large="too large", unreadable="unreadable")
+        assert tracemalloc.get_traced_memory()[1] < 1 << 20
+    finally:
+        tracemalloc.stop()
+
+
+def test_an_unreadable_file_is_a_bare_os_error(tmp_path: Path) -> None:
+    missing = tmp_path / "CANARY-missing.json"
+    with pytest.raises(OSError) as caught:
+        read_limited(missing, 10, too_large="too large", unreadable="could not read")
+    assert str(caught.value) == "could not read"
+    assert caught.value.__cause__ is None
+    assert read_limited(_written(tmp_path, b"[1]"), 3, too_large="x", unreadable="y") == b"[1]"
+    with pytest.raises(InputRefused, match=r"^x$"):
+        read_limited(_written(tmp_path, b"[1] "), 3, too_large="x", unreadable="y")
+
+
+def _written(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "small.json"
+    path.write_bytes(data)
+    return path

@@ -54,7 +54,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.carriers.waveform import STANDARD_LEADS, WAVEFORM_FORMAT, read_waveform
+from pytest_openmed.carriers.ecg import STANDARD_LEADS
+from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT, read_waveform
 from pytest_openmed.components import ecg_intervals, ecg_quality
 
 if __package__:  # imported as ``validation.ecg``

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed._exact import exact_upper, minimum_trials
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
 from pytest_openmed._validate import check_rate
 from pytest_openmed.claims import messages
@@ -104,9 +105,12 @@ def evaluate_thresholds(
 ) -> dict[str, GateResult | GateItemRefused]:
     """Verdicts for ``overall`` and for ``class[<label>]`` of each label in ``classes``.
 
-    The rate rule is checked first (``unsupported_rate`` when the rate exceeds
+    A collection too small for its ``max_upper`` (fewer claims than the exact
+    bound needs with none unsupported, :func:`~pytest_openmed._exact.minimum_trials`)
+    is refused as underpowered, naming ``needed_claims``.  Otherwise the rate
+    rule is checked first (``unsupported_rate`` when the rate exceeds
     ``max_unsupported_rate``), then the interval rule (``interval_upper`` when
-    the interval's upper bound exceeds ``max_upper``).  A class with thresholds
+    the gate bound, :func:`gate_upper`, exceeds ``max_upper``).  A class with thresholds
     but no claims in the input cannot be judged: its entry is a
     :class:`GateItemRefused` (fail closed: a misspelt class must not pass),
     unless its thresholds set ``allow_absent`` to ``True``, when it passes with
@@ -116,7 +120,7 @@ def evaluate_thresholds(
     if not isinstance(report, UnsupportedClaimsReport) or not isinstance(classes, Mapping):
         raise InvalidArgument(messages.GATE_OPTIONS)
     results: dict[str, GateResult | GateItemRefused] = {
-        "overall": _verdict(report.overall, max_unsupported_rate, max_upper)
+        "overall": _verdict(report.overall, max_unsupported_rate, max_upper, "overall")
     }
     for label, thresholds in classes.items():
         if not isinstance(thresholds, Mapping):
@@ -132,7 +136,10 @@ def evaluate_thresholds(
             results[f"class[{label}]"] = GateItemRefused(messages.CLASS_ABSENT, normalised)
             continue
         results[f"class[{label}]"] = _verdict(
-            metrics, thresholds.get("max_unsupported_rate"), thresholds.get("max_upper")
+            metrics,
+            thresholds.get("max_unsupported_rate"),
+            thresholds.get("max_upper"),
+            normalised,
         )
     return results
 
@@ -147,9 +154,45 @@ def _threshold(value: object) -> float | None:
     )
 
 
-def _verdict(metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object) -> GateResult:
+#: ``gate_upper_method`` of a gate bound: which of the two bounds was the larger.
+BOOTSTRAP, CLOPPER_PEARSON = "bootstrap", "clopper_pearson"
+
+
+def gate_upper(metrics: ClaimClassMetrics) -> tuple[float, str]:
+    """The bound ``max_upper`` is compared with, and which bound it is.
+
+    The larger of the report's bootstrap upper bound and the exact one-sided
+    (Clopper–Pearson) upper bound at confidence ``1 − alpha``: never below the
+    exact bound, so a small or uniform collection (where the percentile
+    bootstrap collapses to the point) cannot pass on too little evidence.
+    An empty collection bounds nothing: 1.
+    """
+    if metrics.claim_count == 0:
+        return 1.0, CLOPPER_PEARSON
+    exact = exact_upper(
+        metrics.unsupported_count, metrics.claim_count, 1.0 - metrics.interval.alpha
+    )
+    if metrics.interval.upper >= exact:
+        return metrics.interval.upper, BOOTSTRAP
+    return exact, CLOPPER_PEARSON
+
+
+def _verdict(
+    metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object, subject: str
+) -> GateResult | GateItemRefused:
     rate_limit = _threshold(max_rate)
     upper_limit = _threshold(max_upper)
+    if metrics is not None and upper_limit is not None:
+        confidence = 1.0 - metrics.interval.alpha
+        needed = minimum_trials(upper_limit, confidence)
+        if needed is None or metrics.claim_count < needed:
+            figures: dict[str, MetricValue] = {
+                "claim_count": metrics.claim_count,
+                "needed_claims": needed,
+                "max_upper": upper_limit,
+                "confidence": confidence,
+            }
+            return GateItemRefused(messages.UNDERPOWERED, subject, figures)
     values: dict[str, MetricValue] = {
         "claim_count": 0,
         "unsupported_count": 0,
@@ -172,9 +215,13 @@ def _verdict(metrics: ClaimClassMetrics | None, max_rate: object, max_upper: obj
             degenerate=metrics.interval.degenerate,
             **metrics.counts,
         )
+        bound, method = gate_upper(metrics)
+        values.update(
+            gate_upper=bound, gate_upper_method=method, confidence=1.0 - metrics.interval.alpha
+        )
         if rate_limit is not None and metrics.unsupported_rate > rate_limit:
             status, reason = GateStatus.THRESHOLD, "unsupported_rate"
-        elif upper_limit is not None and metrics.interval.upper > upper_limit:
+        elif upper_limit is not None and bound > upper_limit:
             status, reason = GateStatus.THRESHOLD, "interval_upper"
     return GateResult(kind="claims", status=status, reason=reason, metrics=values)
 

@@ -113,6 +113,10 @@ CLASS_ABSENT = (
     "the class has no claims in the data, so its threshold cannot be checked; "
     "set allow_absent = true for a class that may legitimately be empty"
 )
+UNDERPOWERED = (
+    "underpowered: with this few claims the exact upper bound exceeds max_upper even with "
+    "no unsupported claim, so the gate cannot pass; needed_claims says how many it needs"
+)
 
 #: Every message above; an exception from this engine carries exactly one of them.
 MESSAGES: frozenset[str] = frozenset(

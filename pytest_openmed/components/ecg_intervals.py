@@ -50,7 +50,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.carriers.waveform import STANDARD_LEADS, Waveform, read_waveform
+from pytest_openmed.carriers.ecg import STANDARD_LEADS, Waveform
+from pytest_openmed.carriers.waveform import read_waveform
 from pytest_openmed.components import ecg_quality
 from pytest_openmed.components._base import ComponentOutput, check_asset
 from pytest_openmed.errors import InputRefused, InvalidArgument

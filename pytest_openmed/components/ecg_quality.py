@@ -54,7 +54,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.carriers.waveform import Waveform, read_waveform
+from pytest_openmed.carriers.ecg import Waveform
+from pytest_openmed.carriers.waveform import read_waveform
 from pytest_openmed.components._base import ComponentOutput, check_asset
 from pytest_openmed.errors import InputRefused, InvalidArgument
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_openmed._canonical import CanonicalForm, Signer, hmac_digest, hmac_matches, is_digest
+from pytest_openmed._canonical import Signer, hmac_digest, hmac_matches, is_digest
 
 from ._checked import build_checked
 from ._structure import array, document, envelope, fields, malformed
@@ -63,9 +63,8 @@ def assign_aliases(
     signer = Signer(key)
     order = sorted(
         range(count),
-        key=lambda unit: signer.digest_text(
-            ALIAS_DOMAIN, _ALIAS_ORDER_INPUT.text(identity_digest, unit_digests[unit])
-        ),
+        # The keyed MAC of the reviewer's identity and the unit orders the units.
+        key=lambda unit: signer.digest(ALIAS_DOMAIN, [identity_digest, unit_digests[unit]]),
     )
     parity = int(signer.digest(PARITY_DOMAIN, identity_digest)[-1], 16) & 1
     first_as_a = count // 2 + (count % 2) * parity
@@ -74,10 +73,6 @@ def assign_aliases(
     for position, unit in enumerate(order):
         table[unit] = (first, second) if position < first_as_a else (second, first)
     return tuple(table)
-
-
-#: What orders a reviewer's units: the keyed MAC of the reviewer's identity and the unit.
-_ALIAS_ORDER_INPUT = CanonicalForm(lambda identity, unit: [identity, unit], slots=2)
 
 
 @dataclass(frozen=True, slots=True)

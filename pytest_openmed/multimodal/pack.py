@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import CanonicalForm, digest_json, is_digest, sha256_digest
+from pytest_openmed._canonical import digest_json, is_digest, sha256_digest
 from pytest_openmed.errors import InvalidArgument
 
 from ._checked import build_checked
@@ -119,7 +119,7 @@ class BlindedOutput:
         object.__setattr__(self, "output", freeze_object(self.output, max_bytes=MAX_JSON_BYTES))
         if type(self.abstained) is not bool:
             raise InvalidArgument("abstained must be a bool")
-        digest = _BLINDED_OUTPUT.digest(self.output.digest, self.abstained)
+        digest = digest_json({"output": self.output.digest, "abstained": self.abstained})
         object.__setattr__(self, "digest", digest)
 
     def to_dict(self) -> dict[str, Any]:
@@ -137,11 +137,6 @@ class BlindedOutput:
 
 #: No safety failure recorded.
 _NONE: frozenset[SafetyFailure] = frozenset()
-
-#: What a blinded output's digest is the digest of.
-_BLINDED_OUTPUT = CanonicalForm(
-    lambda output, abstained: {"output": output, "abstained": abstained}, slots=2
-)
 
 
 @dataclass(frozen=True, slots=True)

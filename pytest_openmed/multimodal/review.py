@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._canonical import CanonicalForm, Signer, is_digest, require_key
+from pytest_openmed._canonical import Signer, digest_json, is_digest, require_key
 from pytest_openmed.errors import InvalidArgument
 
 from ._checked import build_checked
@@ -172,20 +172,24 @@ def packet_digest(packet: ReviewPacket) -> str:
 
 def _identity_digest(packet: ReviewPacket) -> str:
     """The digest binding every field of ``packet`` (see :func:`packet_digest`)."""
-    return _IDENTITY.digest(
-        packet.nonce,
-        packet.pack_digest,
-        packet.task,
-        packet.unit,
-        [[s.digest, s.media_type] for s in packet.sources],
-        packet.frozen_context.digest,
-        *(packet.outputs[alias].digest for alias in ALIASES),
+    return digest_json(
+        _identity_document(
+            packet.nonce,
+            packet.pack_digest,
+            packet.task,
+            packet.unit,
+            [[s.digest, s.media_type] for s in packet.sources],
+            packet.frozen_context.digest,
+            [packet.outputs[alias].digest for alias in ALIASES],
+        )
     )
 
 
-#: The document a packet's identity digest is the digest of.
-_IDENTITY = CanonicalForm(
-    lambda nonce, pack, task, unit, sources, context, *outputs: {
+def _identity_document(
+    nonce: str, pack: str, task: str, unit: int, sources: Any, context: str, outputs: list[str]
+) -> dict[str, Any]:
+    """The document a packet's identity digest is the digest of."""
+    return {
         "schema": "openmed.multimodal.packet.v1",
         "nonce": nonce,
         "pack": pack,
@@ -195,9 +199,7 @@ _IDENTITY = CanonicalForm(
         "context": context,
         "outputs": dict(zip(ALIASES, outputs, strict=True)),
         "rubric": list(CRITERIA),
-    },
-    slots=6 + len(ALIASES),
-)
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,15 +282,9 @@ def _packet_of_checked_pack(**values: Any) -> ReviewPacket:
     return packet
 
 
-#: What a packet's nonce is the keyed MAC of: the pack, the reviewer's identity, the unit.
-_NONCE_INPUT = CanonicalForm(lambda pack, identity, unit: [pack, identity, unit], slots=3)
-
-
 def _nonce(signer: Signer, pack_digest: str, identity_digest: str, unit_digest: str) -> str:
-    """The keyed, reviewer-specific nonce of one unit's packet."""
-    return signer.digest_text(
-        NONCE_DOMAIN, _NONCE_INPUT.text(pack_digest, identity_digest, unit_digest)
-    )
+    """The keyed, reviewer-specific nonce of one unit's packet: the pack, the identity, the unit."""
+    return signer.digest(NONCE_DOMAIN, [pack_digest, identity_digest, unit_digest])
 
 
 def verify_review_evidence(

@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
+from pytest_openmed._jsonread import read_limited, strict_decoder
 from pytest_openmed.contract import INJECTION_ITEMS, locate_input_error
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.harness import qualify_planner
@@ -33,6 +34,7 @@ from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIO_IDS
 from pytest_openmed.planner.wire import (
     DIALECTS,
     Model,
+    Transport,
     WirePlanner,
     live_transport,
     normalise_response,
@@ -183,10 +185,12 @@ def parse_cassette(text: str) -> Cassette:
     against the closed list before they are named, exchanges are counted from
     1).  It never quotes a value or the text of the document.
     """
-    try:
-        document = json.loads(text)
+    try:  # the package's JSON policy: no repeated name, no NaN, numbers in range
+        document = strict_decoder(lambda: _invalid("not JSON")).decode(text)
     except json.JSONDecodeError as error:
         raise _invalid("not JSON", f"line {error.lineno}, column {error.colno}") from None
+    except CassetteError:
+        raise
     except (ValueError, RecursionError):
         raise _invalid("not JSON") from None
     keys = {"cassette", "schema_version", "non_diagnostic", "dialect", "runs"}
@@ -231,13 +235,12 @@ def load_cassette(path: Path) -> Cassette:
 
 
 def _load(path: Path) -> Cassette:
-    try:
-        with Path(path).open("rb") as handle:
-            raw = handle.read(_MAX_CASSETTE_BYTES + 1)
-    except OSError:
-        raise CassetteError("the cassette could not be read") from None
-    if len(raw) > _MAX_CASSETTE_BYTES:
-        raise CassetteError("the cassette exceeds 64 MiB")
+    raw = read_limited(
+        Path(path),
+        _MAX_CASSETTE_BYTES,
+        too_large=lambda: CassetteError("the cassette exceeds 64 MiB"),
+        unreadable=lambda: CassetteError("the cassette could not be read"),
+    )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -246,10 +249,10 @@ def _load(path: Path) -> Cassette:
 
 
 class _RecordingTransport:
-    """Calls the live model and keeps every exchange of the current run."""
+    """Calls the live model (or transport) and keeps every exchange of the current run."""
 
-    def __init__(self, model: Model) -> None:
-        self._live = live_transport(model)
+    def __init__(self, live: Transport) -> None:
+        self._live = live
         self.run = QUALIFICATION_RUN
         self.runs: dict[str, list[Exchange]] = {}
 
@@ -327,8 +330,12 @@ def qualify_wire(
     cassette: Path | None = None,
     record: bool = False,
     injection_suite: bool = False,
+    transport: Transport | None = None,
 ) -> WireQualification:
     """Qualify a wire-format model live, while recording, or from a cassette.
+
+    ``transport`` stands for ``model`` where the model is not a function (the
+    MCP server's :class:`~pytest_openmed.planner.served.AgentTransport`).
 
     * ``model`` without ``cassette``: live; nothing is written.
     * ``model`` with ``cassette`` and ``record=True``: live, then the cassette is
@@ -338,15 +345,16 @@ def qualify_wire(
     """
     if dialect not in DIALECTS:
         raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
-    if record and (model is None or cassette is None):
+    live = transport if transport is not None else None if model is None else live_transport(model)
+    if record and (live is None or cassette is None):
         raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
         return _replay(dialect, load_cassette(cassette), injection_suite)
-    if model is None:
+    if live is None:
         raise InputRefused("a live wire qualification needs the model's planner reference")
     if not record:
-        return _run(WirePlanner(live_transport(model), dialect), injection_suite, lambda r: None)
-    recorder = _RecordingTransport(model)
+        return _run(WirePlanner(live, dialect), injection_suite, lambda r: None)
+    recorder = _RecordingTransport(live)
 
     def start(run: str) -> None:
         recorder.run = run

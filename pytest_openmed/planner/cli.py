@@ -13,6 +13,10 @@ run, a report that cannot be written, or a cassette that is stale, unreadable
 or cannot be written; 130 when interrupted.  Diagnostics are fixed codes on stderr; no argument
 value, module name, path or import error is ever echoed (argparse's own usage
 errors included).
+
+``openmed-planner serve`` qualifies an MCP host through the governed server
+(:func:`serve_main`; docs/qualifying-mcp-agents.md); ``E013``: a live run
+without the ``mcp`` extra.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from pathlib import Path
+from typing import Any, NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import PLANNER_DIALECTS, GateStatus
@@ -29,8 +34,17 @@ from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_inj
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
+from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, McpUnavailable
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_QUALIFIED", "EXIT_REFUSED", "EXIT_USAGE", "main"]
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "EXIT_QUALIFIED",
+    "EXIT_REFUSED",
+    "EXIT_USAGE",
+    "finish",
+    "main",
+    "serve_main",
+]
 
 EXIT_QUALIFIED = 0
 EXIT_REFUSED = 1
@@ -48,6 +62,7 @@ _DIAGNOSTICS = {
     "E010": "stale cassette (a request differs from the recorded one; record it again)",
     "E011": "cassette could not be read or is not a valid planner cassette",
     "E012": "cassette could not be written",
+    "E013": "the MCP extra is not installed (pip install 'pytest-openmed[mcp]')",
 }
 
 
@@ -95,6 +110,9 @@ def _fail(code: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["serve"]:
+        return serve_main(args[1:])
     try:
         arguments = _parser().parse_args(argv)
     except UsageError:
@@ -117,8 +135,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         except BaseException:  # UnloadablePlanner, SystemExit, GeneratorExit, … at import
             _fail("E003")
             return EXIT_USAGE
+    return finish(arguments, lambda: _qualify(arguments, planner))
+
+
+def finish(
+    arguments: argparse.Namespace,
+    qualify: Callable[[], tuple[PlannerQualificationReport, InjectionReport | None]],
+) -> int:
+    """Run ``qualify``, write the reports named by ``arguments``, print the verdict, exit code.
+
+    Shared with ``openmed-planner serve``: the same codes for the same failures.
+    """
     try:
-        report, injection = _qualify(arguments, planner)
+        report, injection = _cassette_codes(qualify)
     except _Refused as refused:
         _fail(refused.code)
         return EXIT_USAGE
@@ -169,28 +198,128 @@ def _qualify(
         assert planner is not None
         report = qualify_planner(planner)
         return report, run_injection_suite(planner) if suite else None
-    from pathlib import Path
+    from pytest_openmed.planner.cassette import qualify_wire
 
+    cassette = Path(arguments.cassette) if arguments.cassette is not None else None
+    outcome = qualify_wire(
+        arguments.dialect,
+        model=planner,
+        cassette=cassette,
+        record=arguments.record,
+        injection_suite=suite,
+    )
+    return outcome.report, outcome.injection
+
+
+def _cassette_codes(
+    qualify: Callable[[], tuple[PlannerQualificationReport, InjectionReport | None]],
+) -> tuple[PlannerQualificationReport, InjectionReport | None]:
+    """``qualify()``, with each cassette refusal raised as its diagnostic code."""
     from pytest_openmed.planner.cassette import (
         CassetteError,
         CassetteWriteError,
         StaleCassetteError,
-        qualify_wire,
     )
 
-    cassette = Path(arguments.cassette) if arguments.cassette is not None else None
     try:
-        outcome = qualify_wire(
-            arguments.dialect,
-            model=planner,
-            cassette=cassette,
-            record=arguments.record,
-            injection_suite=suite,
-        )
+        return qualify()
     except StaleCassetteError:
         raise _Refused("E010") from None
     except CassetteWriteError:
         raise _Refused("E012") from None
     except CassetteError:
         raise _Refused("E011") from None
+    except McpUnavailable:
+        raise _Refused("E013") from None
+
+
+# --- openmed-planner serve: an MCP host through the governed server ---------------------
+
+
+def _serve_parser() -> _Parser:
+    parser = _Parser(prog="openmed-planner serve", allow_abbrev=False)
+    parser.add_argument("--relay", metavar="URL")
+    parser.add_argument("--agent", metavar="MODULE:ATTR")
+    parser.add_argument("--transport", choices=("stdio", "http"), default="http")
+    parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
+    parser.add_argument("--output", metavar="PATH")
+    parser.add_argument("--cassette", metavar="PATH")
+    parser.add_argument("--record", action="store_true")
+    parser.add_argument("--injection-report", metavar="PATH")
+    return parser
+
+
+def serve_main(argv: Sequence[str]) -> int:
+    """Run ``openmed-planner serve``; returns the process exit code."""
+    try:
+        arguments = _serve_parser().parse_args(argv)
+    except UsageError:
+        _fail("E001")
+        return EXIT_USAGE
+    if arguments.relay is not None:
+        return _serve_relay(arguments)
+    if not _serve_consistent(arguments):
+        _fail("E001")
+        return EXIT_USAGE
+    replaying = arguments.cassette is not None and not arguments.record
+    agent = None
+    if not replaying:
+        try:
+            agent = load_planner(arguments.agent)
+        except MalformedPlannerReference:
+            _fail("E002")
+            return EXIT_USAGE
+        except KeyboardInterrupt:
+            _fail("E006")
+            return EXIT_INTERRUPTED
+        except BaseException:
+            _fail("E003")
+            return EXIT_USAGE
+    return finish(arguments, lambda: _qualify_agent(arguments, agent))
+
+
+def _serve_consistent(arguments: argparse.Namespace) -> bool:
+    if arguments.output is None:
+        return False
+    limit = arguments.time_limit
+    if limit is not None and not 0 < limit <= MAX_TIME_LIMIT:
+        return False
+    if arguments.agent is None and (arguments.cassette is None or arguments.record):
+        return False
+    return not arguments.record or arguments.cassette is not None
+
+
+def _qualify_agent(
+    arguments: argparse.Namespace, agent: Any
+) -> tuple[PlannerQualificationReport, InjectionReport | None]:
+    from pytest_openmed.planner.mcp_agent import qualify_agent
+
+    limit = DEFAULT_TIME_LIMIT if arguments.time_limit is None else arguments.time_limit
+    outcome = qualify_agent(
+        agent,
+        transport=arguments.transport,
+        cassette=Path(arguments.cassette) if arguments.cassette is not None else None,
+        record=arguments.record,
+        injection_suite=arguments.injection_report is not None,
+        time_limit=limit,
+    )
     return outcome.report, outcome.injection
+
+
+def _serve_relay(arguments: argparse.Namespace) -> int:
+    url = arguments.relay
+    if not url.startswith("http://127.0.0.1:") or arguments.agent is not None:
+        _fail("E001")
+        return EXIT_USAGE
+    try:
+        from pytest_openmed.planner.mcp_server import serve_relay
+    except ImportError:
+        _fail("E013")
+        return EXIT_USAGE
+    try:
+        serve_relay(url)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BaseException:  # the host went away: nothing to report on stdio
+        return EXIT_USAGE
+    return 0

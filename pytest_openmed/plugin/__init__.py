@@ -36,6 +36,7 @@ from pytest_openmed.plugin.options import (
     parse_min_cell,
     parse_planner_ref,
     parse_rate,
+    parse_required,
     parse_resamples,
     parse_seed,
     parse_shard,
@@ -50,6 +51,7 @@ from pytest_openmed.plugin.recorder import (
     GateRecorder,
     attach_property,
     drop_foreign_properties,
+    plural,
 )
 
 if TYPE_CHECKING:
@@ -70,6 +72,7 @@ __all__ = [
 ]
 
 _recorder_key = pytest.StashKey[GateRecorder]()
+_gate_files_key = pytest.StashKey[set[Path]]()
 _waived_key = pytest.StashKey[str]()
 
 
@@ -83,6 +86,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MOD:ATTR",
         type=cli_type(parse_planner_ref),
         help="collect a qualification gate for this planner callable (repeatable).",
+    )
+    group.addoption(
+        "--openmed-require",
+        action="append",
+        default=[],
+        dest="openmed_require",
+        metavar="N|GATE",
+        type=cli_type(parse_required),
+        help="fail the run (exit 4) unless at least N gates, or the gate named GATE "
+        "(claims(name) or a node id), are collected (repeatable).",
     )
     group.addoption(
         "--openmed-controls",
@@ -113,6 +126,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     _path_option(parser, group, "waivers", "TOML file of bounded waivers for known gate failures.")
     _path_option(
         parser, group, "html", "write a self-contained HTML gate report (from the JSON) to PATH."
+    )
+    _path_option(
+        parser,
+        group,
+        "sarif",
+        "write a SARIF 2.1.0 log of failing gate verdicts (for code scanning) to PATH.",
     )
     _path_option(
         parser,
@@ -198,6 +217,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "openmed_planners", "planner callables MOD:ATTR to qualify, one per line.", type="linelist"
     )
     parser.addini(
+        "openmed_require",
+        "gates that must be collected: a minimum count, or gate names, one per line.",
+        type="linelist",
+    )
+    parser.addini(
         "openmed_step_summary",
         "append the Markdown summary to $GITHUB_STEP_SUMMARY.",
         type="bool",
@@ -256,6 +280,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GateFile |
     return None
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> None:
+    """Note each gate file actually collected (pytest also builds, unused, those it passes by)."""
+    if isinstance(collector, pytest.File) and collector.path.name.endswith(GATE_FILE_SUFFIX):
+        collector.config.stash.setdefault(_gate_files_key, set()).add(collector.path)
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     """A control run collects the built-in controls and nothing from disk."""
     if config.stash[run_options_key].controls:
@@ -279,6 +310,10 @@ def pytest_collection_modifyitems(
             except MarkerError:
                 kind = "custom"  # setup fails the test with the marker's message
             attach_property(item, MARKER_PROPERTY, kind)
+    if not options.controls:
+        _warn_stray_gate_files(session, items)
+    if options.required and not options.controls:
+        _check_required(session, options.required, items)
     if options.baseline is not None:
         _check_baseline(session, options.baseline, items)
     if options.waivers:
@@ -346,6 +381,69 @@ def _refuse_collection(session: pytest.Session, items: list[pytest.Item], messag
     report = pytest.CollectReport(USAGE_NODEID, "failed", message, [])
     session.ihook.pytest_collectreport(report=report)
     items.clear()
+
+
+def _warn_stray_gate_files(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """Warn about gate files that collected nothing.
+
+    Under xdist the first worker warns; the others keep their warnings to
+    themselves, but still refuse the run where a warning is an error, so
+    every worker collects the same (empty) items.
+    """
+    import warnings
+
+    from pytest_openmed.plugin.stray_gates import warn_stray_gate_files
+
+    worker: dict[str, object] = getattr(session.config, "workerinput", None) or {}
+    quiet = bool(worker) and worker.get("workerid") != "gw0"
+    try:
+        with warnings.catch_warnings(record=quiet):
+            collected = session.config.stash.get(_gate_files_key, set())
+            warn_stray_gate_files(session.config, collected, GATE_FILE_SUFFIX)
+    except pytest.PytestConfigWarning as error:  # ``-W error``: the warning fails the run
+        _refuse_collection(session, items, str(error))
+
+
+def _gate_groups(items: list[pytest.Item]) -> set[str]:
+    """Node ids of the collected gates: declared gates, and tests that are gates themselves."""
+    from pytest_openmed.plugin.items import GateItem
+
+    return {
+        item.parent.nodeid if isinstance(item, GateItem) else item.nodeid
+        for item in items
+        if _is_gate_item(item)
+    }
+
+
+def _check_required(
+    session: pytest.Session, required: tuple[int | str, ...], items: list[pytest.Item]
+) -> None:
+    """A gate that must run but was not collected (misnamed file, outside testpaths): exit 4.
+
+    Checked before ``-k``, ``--lf`` and ``--openmed-skip`` deselect anything: a
+    deliberate deselection is reported as a partial selection, not refused.
+    """
+    gates = _gate_groups(items)
+    for position, entry in enumerate(required, start=1):
+        if isinstance(entry, int):
+            if len(gates) < entry:
+                _refuse_collection(
+                    session,
+                    items,
+                    f"openmed: {plural(len(gates), 'gate')} collected, fewer than the {entry} "
+                    "required by openmed_require: a gate file may be misnamed (not "
+                    "*.openmed.toml) or outside the collected paths (OPENMED-GATE-MISSING)",
+                )
+                return
+        elif not any(gate == entry or gate.endswith("::" + entry) for gate in gates):
+            _refuse_collection(
+                session,
+                items,
+                f"openmed: required gate #{position} of openmed_require was not collected: "
+                "its gate file may be misnamed (not *.openmed.toml) or outside the collected "
+                "paths (OPENMED-GATE-MISSING)",
+            )
+            return
 
 
 def _check_baseline(session: pytest.Session, baseline: Baseline, items: list[pytest.Item]) -> None:

@@ -113,6 +113,28 @@ def parse_env_name(text: str) -> str:
     return text
 
 
+#: The largest count of required gates (``--openmed-require N``).
+MAX_REQUIRED_GATES = 10_000
+_REQUIRED = (
+    "a required gate must be a whole number from 1 to 10000 or a gate's name: its label "
+    "(claims(name)) or node id, up to 1024 characters"
+)
+
+
+def parse_required(text: str) -> int | str:
+    """One ``--openmed-require`` entry: a minimum count of gates, or a gate that must exist."""
+    text = text.strip()
+    if text.isascii() and text.isdigit():
+        value = int(text, 10)
+        return check_int(value, 1, MAX_REQUIRED_GATES, _REQUIRED)
+    if not text or len(text) > 1024 or not text.isprintable():
+        raise InputRefused(_REQUIRED)
+    return text
+
+
+parse_required.__name__ = "required gate"
+
+
 def parse_planner_ref(text: str) -> str:
     from pytest_openmed.contract import planner_spec
 
@@ -138,12 +160,15 @@ class RunOptions:
     waivers: tuple[Waiver, ...]
     # Reports people read, run history and CI switches (docs/html-report.md, docs/history.md).
     html_path: Path | None = None
+    sarif_path: Path | None = None
     history_dir: Path | None = None
     history_keep: int = DEFAULT_KEEP
     max_rate: float | None = None
     gate_selection: str | None = None  # "only", "skip" or None
     #: ``(I, N)``: this run evaluates shard I (1-based) of N of the gates (docs/ci.md).
     shard: tuple[int, int] | None = None
+    #: Gates that must be collected (docs/gate-files.md): counts and gate names.
+    required: tuple[int | str, ...] = ()
 
     @property
     def settings(self) -> GateSettings:
@@ -243,6 +268,8 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
     check_writable(config, markdown_path, "openmed_markdown")
     html_path = resolve_path(config, "openmed_html", "openmed_html")
     check_writable(config, html_path, "openmed_html")
+    sarif_path = resolve_path(config, "openmed_sarif", "openmed_sarif")
+    check_writable(config, sarif_path, "openmed_sarif")
     _check_history_dir(config, history_dir)
     step_summary = not config.getoption("openmed_no_step_summary") and bool(
         config.getini("openmed_step_summary")
@@ -261,6 +288,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         baseline=baseline,
         waivers=waivers,
         html_path=html_path,
+        sarif_path=sarif_path,
         history_dir=history_dir,
         history_keep=resolve(
             config, "openmed_history_keep", "openmed_history_keep", parse_history_keep, DEFAULT_KEEP
@@ -268,7 +296,20 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
         gate_selection="only" if only else "skip" if skip else None,
         shard=resolve(config, "openmed_shard", "openmed_shard", parse_shard, None),
+        required=_required(config),
     )
+
+
+def _required(config: pytest.Config) -> tuple[int | str, ...]:
+    """``--openmed-require`` entries (repeatable), else the ini ``openmed_require`` lines."""
+    entries: list[int | str] = list(config.getoption("openmed_require"))
+    if not entries:
+        for line in config.getini("openmed_require"):
+            try:
+                entries.append(parse_required(str(line)))
+            except InputRefused as error:
+                raise pytest.UsageError(f"ini option openmed_require: {error}") from None
+    return tuple(dict.fromkeys(entries))
 
 
 def _record(config: pytest.Config) -> bool:

@@ -63,6 +63,10 @@ RESERVED_PROPERTY_TEXT = (
     "(OPENMED-RESERVED-PROPERTY)"
 )
 #: Why no report was written after a ``pytest_openmed_report`` implementation broke it.
+#: The exit status of a run whose requested output could not be written at its end (a full
+#: disk): not pytest's 3, which says pytest itself crashed (docs/ci.md).
+WRITE_FAILED_EXIT = 6
+
 REPORT_HOOK_TEXT = (
     "openmed: a pytest_openmed_report hook implementation left the gate report invalid "
     "(non-JSON data, or changes outside 'extensions' that break its schema); "
@@ -150,7 +154,8 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return shown
 
 
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
@@ -172,6 +177,7 @@ class GateRecorder:
         self.deselected = 0
         self._session: pytest.Session | None = None
         self.hook_failed = False
+        self.history_skipped = 0
         self.usage_error = False
         #: Usable baseline entries naming no collected gate (``None``: not counted here).
         self.baseline_unmatched: int | None = None
@@ -368,7 +374,7 @@ class GateRecorder:
         self._session = session
         options = self.options
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY") if options.step_summary else None
-        files = (options.report_path, options.markdown_path, options.html_path)
+        files = (options.report_path, options.markdown_path, options.html_path, options.sarif_path)
         if all(path is None for path in files) and options.history_dir is None:
             if not step_summary or not self.entries:
                 return
@@ -389,13 +395,17 @@ class GateRecorder:
         markdown = render_markdown(report)
         if options.markdown_path is not None:
             self._write(session, options.markdown_path, markdown)
+        if options.sarif_path is not None:
+            from pytest_openmed.report.sarif import sarif_document
+
+            sarif = sarif_document(report, self.config.rootpath)
+            self._write(session, options.sarif_path, json.dumps(sarif, indent=2) + "\n")
         if step_summary and self.entries:
             try:
                 with Path(step_summary).open("a", encoding="utf-8") as handle:
                     handle.write(markdown)
             except OSError:
-                self.write_failed = True
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+                self._write_failed(session)
 
     def _history_and_html(self, session: pytest.Session, report: dict[str, Any]) -> None:
         """Store the run when asked, then render the HTML with the stored runs as its trend."""
@@ -415,10 +425,9 @@ class GateRecorder:
                     environ=os.environ,
                 )
             except OSError:
-                self.write_failed = True
-                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+                self._write_failed(session)
             if options.html_path is not None:
-                history, _ = load_history(options.history_dir)
+                history, self.history_skipped = load_history(options.history_dir)
         if options.html_path is not None:
             from pytest_openmed.report.html import render_html
 
@@ -446,14 +455,18 @@ class GateRecorder:
             valid = False
         return text if valid else None
 
+    def _write_failed(self, session: pytest.Session) -> None:
+        """A requested output could not be written: exit :data:`WRITE_FAILED_EXIT`."""
+        self.write_failed = True
+        session.exitstatus = WRITE_FAILED_EXIT
+
     def _write(self, session: pytest.Session, path: Path, text: str) -> None:
         from pytest_openmed._canonical import atomic_write_text
 
         try:
             atomic_write_text(path, text)
         except OSError:
-            self.write_failed = True
-            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
+            self._write_failed(session)
 
     def pytest_terminal_summary(self, terminalreporter: TerminalReporter) -> None:
         try:
@@ -481,6 +494,12 @@ class GateRecorder:
             )
         if self.hook_failed:
             terminalreporter.write_line(REPORT_HOOK_TEXT, red=True)
+        if self.history_skipped:
+            terminalreporter.write_line(
+                f"openmed: {self.history_skipped} stored runs are not valid gate reports "
+                "and are left out of the HTML trend",
+                yellow=True,
+            )
         self._baseline_line(terminalreporter)
         if not self.entries:
             return
@@ -509,11 +528,17 @@ class GateRecorder:
                     "the gate did not fail in this run; remove the waiver once it is stale",
                     yellow=True,
                 )
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            from pytest_openmed.report.sarif import annotation_lines
+
+            # Workflow commands: GitHub turns each into an annotation on the gate's file.
+            for line in annotation_lines(report, self.config.rootpath):
+                terminalreporter.write_line(line)
         summary = report["summary"]
         verdicts = verdict_breakdown(report)
         terminalreporter.write_line(
-            f"openmed: {_plural(len(self.items), 'gate item')}: "
-            f"{outcome_counts(summary['items'])}; {_plural(summary['gates'], 'verdict')}: "
+            f"openmed: {plural(len(self.items), 'gate item')}: "
+            f"{outcome_counts(summary['items'])}; {plural(summary['gates'], 'verdict')}: "
             + ", ".join(f"{count} {name}" for name, count in verdicts.items() if count)
             + ". Non-diagnostic evaluation evidence."
         )

@@ -115,7 +115,9 @@ def _dump(outcome: Outcome) -> str:
     verdicts: dict[str, Any] = {}
     for item, result in outcome.items():
         if isinstance(result, GateItemRefused):  # fixed message and closed label only
-            verdicts[item] = {"refused_item": [str(result.args[0]), result.subject]}
+            verdicts[item] = {
+                "refused_item": [str(result.args[0]), result.subject, dict(result.figures)]
+            }
         else:
             verdicts[item] = result.to_dict()
     return json.dumps({"verdicts": verdicts})
@@ -128,8 +130,8 @@ def _load(text: str) -> Outcome:
     outcome: dict[str, GateResult | GateItemRefused] = {}
     for item, data in document["verdicts"].items():
         if "refused_item" in data:
-            message, subject = data["refused_item"]
-            outcome[item] = GateItemRefused(message, subject)
+            message, subject, figures = data["refused_item"]
+            outcome[item] = GateItemRefused(message, subject, figures)
         else:
             outcome[item] = GateResult.from_dict(data)
     return outcome

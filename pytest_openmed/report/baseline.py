@@ -14,17 +14,29 @@ baseline that matches no collected gate at all is refused by the plugin.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed._jsonread import loads, read_limited
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.errors import InputRefused
 
-__all__ = ["Baseline", "BaselineError", "load_baseline"]
+__all__ = [
+    "REGRESSED",
+    "REGRESSION_REASON",
+    "Baseline",
+    "BaselineError",
+    "load_baseline",
+    "regressed",
+]
+
+#: Metric carried by every matched claims verdict: did its interval lie above the baseline's?
+REGRESSED = "baseline_regressed"
+#: Reason of a verdict that passed its thresholds but regressed against the baseline.
+REGRESSION_REASON = "baseline_regression"
 
 _MAX_BASELINE_BYTES = 64 * 1024 * 1024
 #: Report schema versions a baseline may have (1.1 and 1.2 only added run metadata and counts).
@@ -52,8 +64,14 @@ class Baseline:
         return sum(1 for nodeid, _ in self.intervals if nodeid not in known)
 
     def compare(self, nodeid: str, part: str | None, result: GateResult) -> GateResult:
-        """``result``, or a ``threshold`` verdict when it regressed against the baseline."""
-        if result.kind != "claims" or not result.passed:
+        """``result`` with its baseline; a passing verdict that regressed becomes ``threshold``.
+
+        Every matched claims verdict, failing or not, carries the baseline's
+        interval and ``baseline_regressed`` (plus ``rate_increase`` when it
+        regressed): a verdict that breaks its threshold *and* regressed must
+        still show the regression (docs/ci.md).
+        """
+        if result.kind != "claims":
             return result
         previous = self.intervals.get((nodeid, part))
         current = _interval(result.metrics)
@@ -66,23 +84,26 @@ class Baseline:
         metrics["baseline_lower"] = baseline_lower
         metrics["baseline_rate"] = baseline_rate
         metrics["baseline_upper"] = baseline_upper
-        if lower <= baseline_upper:
+        regressed = lower > baseline_upper
+        metrics[REGRESSED] = regressed
+        if regressed:
+            metrics["rate_increase"] = round(rate - baseline_rate, 6)
+        if not regressed or not result.passed:
+            # A verdict that already fails keeps its own status and rule.
             return GateResult(result.kind, result.status, result.reason, metrics)
-        metrics["rate_increase"] = round(rate - baseline_rate, 6)
-        return GateResult(result.kind, GateStatus.THRESHOLD, "baseline_regression", metrics)
+        return GateResult(result.kind, GateStatus.THRESHOLD, REGRESSION_REASON, metrics)
 
 
 def load_baseline(path: Path) -> Baseline:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        raise BaselineError("the baseline report could not be read") from None
-    if len(raw) > _MAX_BASELINE_BYTES:
-        raise BaselineError("the baseline report exceeds 64 MiB")
-    try:
-        document = json.loads(raw)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise BaselineError("the baseline report is not JSON (or nests too deeply)") from None
+    raw = read_limited(
+        path,
+        _MAX_BASELINE_BYTES,
+        too_large=lambda: BaselineError("the baseline report exceeds 64 MiB"),
+        unreadable=lambda: BaselineError("the baseline report could not be read"),
+    )
+    document = loads(
+        raw, lambda: BaselineError("the baseline report is not JSON (or nests too deeply)")
+    )
     if not isinstance(document, dict) or document.get("schema_version") not in _READABLE_VERSIONS:
         raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.x)")
     gates = document.get("gates")
@@ -123,3 +144,11 @@ def _interval(metrics: Mapping[str, Any]) -> tuple[float, float, float] | None:
         if lower <= rate <= upper:
             return lower, rate, upper
     return None
+
+
+def regressed(entry: Mapping[str, Any]) -> bool:
+    """Did this report entry regress against its baseline (passing or already failing)?"""
+    metrics = entry.get("metrics")
+    return entry.get("reason") == REGRESSION_REASON or (
+        isinstance(metrics, Mapping) and metrics.get(REGRESSED) is True
+    )

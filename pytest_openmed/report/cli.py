@@ -11,7 +11,11 @@ Subcommands (each with ``--help``):
 * ``html REPORT -o OUT [--history DIR]``: the HTML report, with trends from a
   ``--openmed-history`` directory; exit 0;
 * ``markdown REPORT [-o OUT]``: the compact Markdown summary (stdout by default); exit 0;
-* ``merge SHARD... -o OUT [--html H] [--markdown M] [--history DIR]``: one report from
+* ``sarif REPORT -o OUT [--root DIR]``: the SARIF 2.1.0 log of failing verdicts, with
+  lines read from the gate files and test modules under DIR (default: the current
+  directory, where pytest's rootdir usually is); exit 0;
+* ``merge SHARD... -o OUT [--html H] [--markdown M] [--sarif S [--root DIR]]
+  [--history DIR]``: one report from
   the ``--openmed-shard`` reports of one run; exits like a gate run: 0 when every gate
   passed, 1 when one failed, 2 when the shards cannot be merged (nothing is written).
 
@@ -74,6 +78,17 @@ def _parser() -> _Parser:
     )
     markdown.add_argument("report", metavar="REPORT")
     markdown.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    sarif = commands.add_parser(
+        "sarif", help="write the SARIF 2.1.0 log of failing verdicts", allow_abbrev=False
+    )
+    sarif.add_argument("report", metavar="REPORT")
+    sarif.add_argument("-o", "--output", required=True, metavar="OUT")
+    sarif.add_argument(
+        "--root",
+        metavar="DIR",
+        default=".",
+        help="the directory node ids are relative to (pytest's rootdir; default: here)",
+    )
     merge = commands.add_parser(
         "merge",
         help="merge the --openmed-shard reports of one run into one report",
@@ -83,6 +98,13 @@ def _parser() -> _Parser:
     merge.add_argument("-o", "--output", required=True, metavar="OUT")
     merge.add_argument("--html", metavar="PATH", help="also write the HTML report")
     merge.add_argument("--markdown", metavar="PATH", help="also write the Markdown summary")
+    merge.add_argument("--sarif", metavar="PATH", help="also write the SARIF 2.1.0 log")
+    merge.add_argument(
+        "--root",
+        metavar="DIR",
+        default=".",
+        help="for --sarif: the directory node ids are relative to (default: here)",
+    )
     merge.add_argument(
         "--history", metavar="DIR", help="store the merged run in this --openmed-history directory"
     )
@@ -156,6 +178,17 @@ def _run(arguments: argparse.Namespace) -> int:
             if unreadable:
                 _say(f"{unreadable} stored runs are not valid gate reports and are not shown")
         return EXIT_OK if _write(arguments.output, render_html(report, history)) else EXIT_USAGE
+    if command == "sarif":
+        import json
+
+        from pytest_openmed.report.sarif import sarif_document
+
+        document = sarif_document(report, Path(arguments.root))
+        return (
+            EXIT_OK
+            if _write(arguments.output, json.dumps(document, indent=2) + "\n")
+            else (EXIT_USAGE)
+        )
     from pytest_openmed.report.summary import render_markdown
 
     text = render_markdown(report)
@@ -201,6 +234,11 @@ def _merge(arguments: argparse.Namespace) -> int:
         from pytest_openmed.report.html import render_html
 
         outputs.append((arguments.html, render_html(merged, history)))
+    if arguments.sarif:
+        from pytest_openmed.report.sarif import sarif_document
+
+        sarif = sarif_document(merged, Path(arguments.root))
+        outputs.append((arguments.sarif, json.dumps(sarif, indent=2) + "\n"))
     if not all(_writable(path) for path, _ in outputs):
         _say("an output file cannot be written (its directory is missing or not writable)")
         return EXIT_USAGE

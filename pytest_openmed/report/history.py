@@ -95,7 +95,7 @@ def store_run(
         raise OSError("could not list the history directory") from None
     for old in runs[: max(0, len(runs) - keep)]:
         try:
-            old.unlink()
+            old.unlink(missing_ok=True)  # another run pruning the same store may be first
         except OSError:
             raise OSError("could not prune the history directory") from None
     return target
@@ -127,16 +127,15 @@ def load_history(directory: Path) -> tuple[list[tuple[str, dict[str, Any]]], int
 
     A stored run that is not a valid gate report is left out and counted, never guessed at.
     """
+    from pytest_openmed._jsonread import read_limited
     from pytest_openmed.report.load import ReportError, parse_report
 
     loaded: list[tuple[str, dict[str, Any]]] = []
     unreadable = 0
     for run in stored_runs(directory):
         try:
-            raw = run.read_bytes()
-            if len(raw) > _MAX_STORED_BYTES:
-                raise ReportError("too large")
+            raw = read_limited(run, _MAX_STORED_BYTES, too_large="too large", unreadable="unread")
             loaded.append((run.name.removesuffix(".json"), parse_report(raw)))
-        except (OSError, ReportError):
+        except (OSError, ReportError, InputRefused):
             unreadable += 1
     return loaded, unreadable

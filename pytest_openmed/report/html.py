@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_openmed.contract import STATUSES
+from pytest_openmed.report.baseline import regressed
 from pytest_openmed.report.charts import (
     ForestRow,
     TrendPoint,
@@ -26,6 +27,7 @@ from pytest_openmed.report.charts import (
 )
 from pytest_openmed.report.rules import (
     gate_group,
+    is_failing,
     item_label,
     rule_text,
     verdict_label,
@@ -60,6 +62,7 @@ th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{display:inline-block;padding:.1rem .5rem;border:2px solid;border-radius:3px;
 font-weight:700}.badge.fail{color:var(--fail)}.badge.ok{color:var(--ok)}
+.badge.warn{color:var(--warn)}
 .FAILED,.ERROR,.fail{color:var(--fail);font-weight:700}.waived,.skipped{color:var(--warn)}
 td.critical{background:#fde7ea;font-weight:700;outline:2px solid var(--fail)}
 td.suppressed{color:var(--muted);font-style:italic}
@@ -167,28 +170,81 @@ def _text_or_missing(value: object) -> str:
 
 
 def _run_outcome(report: Mapping[str, Any]) -> tuple[bool, str]:
+    """Did the pytest run as a whole fail, and its exit status in words."""
     exit_status = _run_value(report, "exit_status")
-    outcomes = report["summary"]["outcomes"]
-    bad = outcomes.get("failed", 0) + outcomes.get("error", 0)
     if isinstance(exit_status, int) and not isinstance(exit_status, bool):
-        failed = exit_status != 0 or bad > 0
-        text = f"pytest exit status {exit_status}"
+        meaning = _EXIT_MEANINGS.get(exit_status, "")
+        return exit_status != 0, f"pytest exit status {exit_status}" + (
+            f" ({meaning})" if meaning else ""
+        )
+    outcomes = report["summary"]["outcomes"]
+    return outcomes.get("failed", 0) + outcomes.get("error", 0) > 0, (
+        f"pytest exit status {NOT_RECORDED}"
+    )
+
+
+#: pytest's exit codes, as its documentation words them.
+_EXIT_MEANINGS = {
+    0: "all tests passed",
+    1: "some tests failed",
+    2: "interrupted",
+    3: "internal error",
+    4: "usage error",
+    5: "no tests collected",
+}
+
+
+def _headline(report: Mapping[str, Any]) -> str:
+    """The gates' verdict, then separately how the pytest run ended, then any caveat.
+
+    The badge speaks of the gates only: an unrelated failing unit test does
+    not make a passing gate fail, and a passing gate in a partial or
+    interrupted run is never shown as a plain pass.
+    """
+    entries = report.get("gates", [])
+    failing = sum(1 for entry in entries if is_failing(entry))
+    run_failed, exit_text = _run_outcome(report)
+    exit_status = _run_value(report, "exit_status")
+    partial = _selection_text(report)
+    cut_short = exit_status in (2, 3, 4) or _run_value(report, "stopped_early") is True
+    if failing:
+        badge = (
+            f'<span class="badge fail">✗ GATES FAILED</span> {_plural(failing, "verdict")} failing'
+        )
+    elif not entries:
+        badge = '<span class="badge fail">✗ NO GATE VERDICT</span> no gate produced a verdict'
+    elif cut_short:
+        badge = (
+            '<span class="badge warn">⚠ GATES NOT CONFIRMED</span> the run was cut short; '
+            "the gates that ran passed"
+        )
+    elif isinstance(partial, str) and partial.startswith("yes"):
+        badge = '<span class="badge warn">⚠ GATES PASSED IN A PARTIAL RUN</span>'
     else:
-        failed = bad > 0
-        text = f"pytest exit status {NOT_RECORDED}"
-    return failed, text
+        badge = '<span class="badge ok">✓ GATES PASSED</span>'
+    run_css = "fail" if run_failed else "ok"
+    lines = [
+        f'<p class="headline">{badge}</p>',
+        f'<p class="runline">pytest run: <span class="{run_css}">{_e(exit_text)}</span></p>',
+    ]
+    if isinstance(partial, str) and partial.startswith("yes"):
+        lines.append(
+            '<p class="notice caveat"><strong>Partial run</strong>: '
+            f"{_e(partial.removeprefix('yes').strip(' ()') or 'a partial selection')}; "
+            "gates outside the selection were not evaluated.</p>"
+        )
+    return "".join(lines)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _header(report: Mapping[str, Any]) -> str:
-    failed, exit_text = _run_outcome(report)
+    _, exit_text = _run_outcome(report)
     summary = report["summary"]
     outcomes = summary["outcomes"]
     statuses = summary["statuses"]
-    badge = (
-        '<span class="badge fail">✗ GATES FAILED</span>'
-        if failed
-        else '<span class="badge ok">✓ GATES PASSED</span>'
-    )
     counts = _table(
         ["verdicts", *_OUTCOMES],
         [
@@ -237,7 +293,7 @@ def _header(report: Mapping[str, Any]) -> str:
         ["run", "value"], [[f'<th scope="row">{_e(a)}</th>', b] for a, b in run_rows], "This run"
     )
     return (
-        f"<header><h1>openmed gate report</h1><p>{badge} {_e(exit_text)}</p>"
+        f"<header><h1>openmed gate report</h1>{_headline(report)}"
         f'<p class="nondiag"><strong>{_e(NON_DIAGNOSTIC)}</strong></p>'
         f'<div class="pair">{counts}{status_table}{run_table}</div></header>'
     )
@@ -251,7 +307,7 @@ def _overview(groups: list[tuple[str, list[Mapping[str, Any]]]], waived: set[str
     for index, (group, entries) in enumerate(groups):
         worst = worst_entry(entries)
         label = verdict_label(worst, str(worst["nodeid"]) in waived)
-        failing = [e for e in entries if e["outcome"] in ("failed", "error")]
+        failing = [e for e in entries if is_failing(e)]
         rows.append(
             [
                 f'<a href="#{_anchor(index)}">{_e(group)}</a>',
@@ -328,7 +384,7 @@ def _claims(entries: Sequence[Mapping[str, Any]], waived: set[str], group: str) 
                     max_rate=_float(metrics, "max_unsupported_rate"),
                     max_upper=_float(metrics, "max_upper"),
                     baseline=baseline,
-                    failed=entry["outcome"] in ("failed", "error"),
+                    failed=is_failing(entry),
                     waived=entry["outcome"] == "skipped" and str(entry["nodeid"]) in waived,
                 )
             )
@@ -556,7 +612,7 @@ def _waivers(report: Mapping[str, Any]) -> str:
 def _regressions(report: Mapping[str, Any]) -> str:
     rows = []
     for entry in report.get("gates", []):
-        if entry.get("reason") != "baseline_regression":
+        if not regressed(entry):
             continue
         metrics = entry["metrics"]
         rows.append(
@@ -579,7 +635,7 @@ def _regressions(report: Mapping[str, Any]) -> str:
         + _table(
             ["gate", "baseline rate", "baseline upper", "rate", "interval lower", "increase"],
             rows,
-            "Claims verdicts whose interval lies above the baseline's",
+            "Claims verdicts whose interval lies above the baseline's (failing or not)",
         )
         + "</section>"
     )
@@ -606,9 +662,9 @@ def _trend_series(
 
 
 def _trend_flag(entry: Mapping[str, Any]) -> str:
-    if entry.get("reason") == "baseline_regression":
+    if regressed(entry):
         return "regressed"
-    return "failed" if entry.get("outcome") in ("failed", "error") else ""
+    return "failed" if is_failing(entry) else ""
 
 
 def _trend_point(run: str, entry: Mapping[str, Any] | None, metric: str) -> TrendPoint:

@@ -8,11 +8,10 @@ never the offending value: a report handed to ``openmed-report`` may be any file
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pytest_openmed._validate import refuse_constant_hook
+from pytest_openmed._jsonread import loads, read_limited
 from pytest_openmed.errors import InputRefused
 
 __all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
@@ -23,11 +22,6 @@ MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 class ReportError(InputRefused):
     """The file is not a valid pytest-openmed gate report; the message names where it fails."""
-
-
-_refuse_constant = refuse_constant_hook(
-    lambda: ReportError("the report is not JSON (NaN or Infinity)")
-)
 
 
 #: What each minor version of the report added: ``(top-level keys, run keys, summary keys)``.
@@ -65,10 +59,7 @@ def parse_report(raw: bytes) -> dict[str, Any]:
 
     if len(raw) > MAX_REPORT_BYTES:
         raise ReportError("the report exceeds 64 MiB")
-    try:
-        document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ReportError("the report is not UTF-8 JSON") from None
+    document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
     validator = jsonschema.Draft202012Validator(_schema_for(document))
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
@@ -83,9 +74,10 @@ def parse_report(raw: bytes) -> dict[str, Any]:
 
 def read_report(path: Path) -> dict[str, Any]:
     """Read and validate the report at ``path`` (its path is never echoed)."""
-    try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_REPORT_BYTES + 1)
-    except OSError:
-        raise ReportError("the report could not be read") from None
+    raw = read_limited(
+        path,
+        MAX_REPORT_BYTES,
+        too_large=lambda: ReportError("the report exceeds 64 MiB"),
+        unreadable=lambda: ReportError("the report could not be read"),
+    )
     return parse_report(raw)

@@ -15,7 +15,15 @@ from typing import Any
 
 from pytest_openmed.contract import MISSING_DEPENDENCY
 
-__all__ = ["gate_group", "item_label", "rule_text", "verdict_label", "worst_entry"]
+__all__ = [
+    "gate_group",
+    "is_failing",
+    "item_label",
+    "rule_text",
+    "verdict_label",
+    "verdict_outcome",
+    "worst_entry",
+]
 
 #: Outcomes from worst to best: the summary row of a gate shows its worst one.
 OUTCOME_SEVERITY = ("error", "failed", "skipped", "passed")
@@ -53,9 +61,33 @@ def item_label(entry: Mapping[str, Any]) -> str:
     return str(part) if part is not None else str(entry["nodeid"]).rpartition("::")[2]
 
 
+def verdict_outcome(entry: Mapping[str, Any]) -> str:
+    """This verdict's own outcome: ``passed``, ``failed``, ``error`` or ``skipped``.
+
+    A test that scores several verdicts (``claim_scorer``) has one pytest
+    outcome; each verdict is judged by its own status against the status it
+    was expected to reach, so a class inside its threshold is never shown as
+    failed because a sibling verdict failed the test.  A record without a
+    status (refused input, a custom gate) takes the test's outcome.
+    """
+    outcome = str(entry.get("outcome"))
+    status = entry.get("status")
+    if outcome == "skipped" or status is None:
+        return outcome
+    expected = entry.get("expected") or "passed"
+    if status == expected:
+        return "passed"
+    return "error" if outcome == "error" else "failed"
+
+
+def is_failing(entry: Mapping[str, Any]) -> bool:
+    """Does this verdict fail or error on its own (:func:`verdict_outcome`)?"""
+    return verdict_outcome(entry) in ("failed", "error")
+
+
 def verdict_label(entry: Mapping[str, Any], waived: bool = False) -> str:
-    """A word for the reader: passed, FAILED, ERROR, waived, skipped."""
-    outcome = entry.get("outcome")
+    """A word for the reader, from the verdict's own status: passed, FAILED, ERROR, waived…"""
+    outcome = verdict_outcome(entry)
     if outcome == "passed":
         expected = entry.get("expected")
         if expected not in (None, "passed"):
@@ -69,11 +101,13 @@ def verdict_label(entry: Mapping[str, Any], waived: bool = False) -> str:
 
 
 def worst_entry(entries: list[Mapping[str, Any]]) -> Mapping[str, Any]:
-    """The entry with the worst outcome, then a non-passing status; first of equals."""
+    """The entry with the worst outcome of its own, then a non-passing status; first of equals."""
     return min(
         entries,
         key=lambda entry: (
-            OUTCOME_SEVERITY.index(entry["outcome"]) if entry["outcome"] in OUTCOME_SEVERITY else 0,
+            OUTCOME_SEVERITY.index(outcome)
+            if (outcome := verdict_outcome(entry)) in OUTCOME_SEVERITY
+            else 0,
             entry.get("status") == "passed",
         ),
     )

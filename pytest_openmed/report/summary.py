@@ -5,6 +5,7 @@ PYTEST_DONT_REWRITE
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import groupby
 from typing import Any
@@ -165,6 +166,21 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _code(text: str) -> str:
+    """``text`` as one literal code span, whatever backticks it holds (CommonMark 6.1).
+
+    The fence is one backtick longer than the longest run inside, so a
+    backtick in a test id cannot end the span and let the rest (raw HTML such
+    as ``<img src=…>``) through; a space pads text that starts or ends with a
+    backtick.  A line break would end the table row: it becomes a space.
+    """
+    text = _cell(" ".join(text.splitlines()))
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def verdict_breakdown(report: Mapping[str, Any]) -> dict[str, int]:
     """Verdicts by status, then gate records without a verdict: refused or missing a dependency.
 
@@ -194,7 +210,13 @@ def render_markdown(report: Mapping[str, Any]) -> str:
 
     The full per-verdict table stays in the JSON and HTML reports.
     """
-    from pytest_openmed.report.rules import gate_group, rule_text, verdict_label, worst_entry
+    from pytest_openmed.report.rules import (
+        gate_group,
+        is_failing,
+        rule_text,
+        verdict_label,
+        worst_entry,
+    )
 
     waived = {w["gate"] for w in report.get("waivers", []) if w["applied"]}
     groups: dict[str, list[Mapping[str, Any]]] = {}
@@ -211,14 +233,14 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     failures: list[str] = []
     for group, entries in groups.items():
         worst = worst_entry(entries)
-        failing = [e for e in entries if e["outcome"] in ("failed", "error")]
+        failing = [e for e in entries if is_failing(e)]
         lines.append(
-            f"| `{_cell(group)}` | {entries[0]['kind']} "
+            f"| {_code(group)} | {entries[0]['kind']} "
             f"| {verdict_label(worst, worst['nodeid'] in waived)} | {worst['status'] or '-'} "
             f"| {len(entries)} | {len(failing)} |"
         )
         failures += [
-            f"- `{_cell(_name(entry))}`: {verdict_label(entry)} "
+            f"- {_code(_name(entry))}: {verdict_label(entry)} "
             f"{entry['status'] or '-'}: {rule_text(entry)}"
             for entry in failing
         ]
@@ -228,7 +250,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     if any(waiver["applied"] for waiver in waivers):
         lines += ["", "Waivers applied:", ""]
         lines += [
-            f"- `{_cell(waiver['gate'])}` until {waiver['expires']} (ref {waiver['reference']})"
+            f"- {_code(waiver['gate'])} until {waiver['expires']} (ref {waiver['reference']})"
             for waiver in waivers
             if waiver["applied"]
         ]

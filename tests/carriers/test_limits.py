@@ -47,6 +47,7 @@ def test_no_module_outside_the_carriers_defines_a_carrier_fact() -> None:
         "carriers/limits.py",
         "carriers/png.py",
         "carriers/dicom.py",
+        "carriers/ecg.py",
         "carriers/waveform.py",
     }
 
@@ -55,7 +56,8 @@ def test_a_carrier_import_loads_no_format_library() -> None:
     code = (
         "import sys\n"
         "import pytest_openmed.carriers.png, pytest_openmed.carriers.tiff\n"
-        "import pytest_openmed.carriers.dicom, pytest_openmed.carriers.waveform\n"
+        "import pytest_openmed.carriers.dicom, pytest_openmed.carriers.ecg\n"
+        "import pytest_openmed.carriers.waveform\n"
         "heavy = ('numpy', 'PIL', 'pydicom', 'tifffile', 'jsonschema', 'scipy')\n"
         "print(sorted(name for name in heavy if name in sys.modules))\n"
         "print(sorted(m for m in sys.modules if m.startswith('pytest_openmed.')))\n"

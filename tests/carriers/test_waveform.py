@@ -13,12 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.carriers.waveform import (
-    MAX_SAMPLES_PER_LEAD,
-    STANDARD_LEADS,
-    Waveform,
-    read_waveform,
-)
+from pytest_openmed.carriers.ecg import MAX_SAMPLES_PER_LEAD, STANDARD_LEADS, Waveform
+from pytest_openmed.carriers.waveform import read_waveform
 from pytest_openmed.components._base import ComponentError, CorruptAsset, UnsupportedAsset
 from pytest_openmed.development.sources.ecg import synthesise_ecg, waveform_dicom, waveform_json
 from pytest_openmed.schemas import load_schema

@@ -1,15 +1,14 @@
 """The JSON waveform check accepts exactly what the shipped ``waveform.v1`` schema accepts.
 
 Plus the reader rules the schema's description states (each lead once, equal
-lengths, finite float64 samples) and JSON without repeated names.  The check is
-hand-written for speed; these properties hold it to ``jsonschema`` on generated
-documents, valid and invalid, written in varied JSON layouts and with number
-literals spliced in as raw text.
+lengths, finite float64 samples) and JSON without repeated names.  The check
+writes the schema's rules out (a validator is a heavy import); these properties
+hold it to ``jsonschema`` on generated documents, valid and invalid, written in
+varied JSON layouts and with number literals spliced in as raw text.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import math
 from typing import Any
@@ -19,12 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.carriers.waveform import (
-    MAX_JSON_LEADS,
+from pytest_openmed.carriers.ecg import (
     MAX_SAMPLES_PER_LEAD,
     MAX_SAMPLING_RATE_HZ,
     MIN_SAMPLING_RATE_HZ,
     STANDARD_LEADS,
+)
+from pytest_openmed.carriers.waveform import (
+    MAX_JSON_LEADS,
     WAVEFORM_FORMAT,
     WAVEFORM_UNITS,
     check_waveform_json,
@@ -190,7 +191,7 @@ _LITERALS = [
     "0x1",
     "1_0",
     "\u0661",
-    # A '.' or 'e' after a long run of digits: the check's exact route.
+    # A '.' or 'e' after a long run of digits.
     "1" * 40 + ".5",
     "1." + "2" * 40 + ".3",
     "0." + "5" * 40 + "e5",
@@ -240,43 +241,18 @@ def test_check_agrees_with_the_schema_on_arbitrary_number_characters(
 @pytest.mark.parametrize(
     "layout", [{}, {"indent": 2}, {"indent": "\t"}, {"separators": (" ,\n ", ":")}]
 )
-def test_every_lead_is_counted_in_any_layout(layout: dict[str, Any]) -> None:
-    """Whitespace between numbers is folded for the check; each lead is still counted exactly."""
+def test_every_lead_is_counted_and_read_in_any_layout(layout: dict[str, Any]) -> None:
     leads = [{"name": name, "samples": [0.5] * (40 + k)} for k, name in enumerate(("I", "II"))]
     uneven = {"format": WAVEFORM_FORMAT, "sampling_rate_hz": 500, "units": "mV", "leads": leads}
-    with pytest.raises(CorruptAsset):
+    with pytest.raises(CorruptAsset, match="different lengths"):
         check_waveform_json(json.dumps(uneven, **layout).encode())
     even = {**uneven, "leads": [{**lead, "samples": [0.5] * 40} for lead in leads]}
     checked = check_waveform_json(json.dumps(even, **layout).encode())
     assert checked.n_samples == 40
-    for _, text in checked.leads:  # the text between the brackets of each lead, as bytes
-        assert type(text) is bytes
-        assert [float(number) for number in text.split(b",")] == [0.5] * 40
-
-
-@pytest.mark.parametrize("offset", range(0, 140, 3))
-@pytest.mark.parametrize(
-    ("tail", "valid"),
-    [
-        ("0.1", True),
-        ("-0.25e-3", True),
-        ("01", False),
-        ("-01", False),
-        ("1.2.3", False),
-        ("1e5e5", False),
-        ("1 2", False),
-        (", 1", False),
-        ("1 ,2", True),
-    ],
-)
-def test_the_check_holds_across_word_boundaries(offset: int, tail: str, valid: bool) -> None:
-    """Each rule looks at neighbouring bytes: it holds wherever the bytes fall."""
-    row = "7," * offset + tail
-    text = (
-        f'{{"format": "{WAVEFORM_FORMAT}", "sampling_rate_hz": 500, "units": "mV", '
-        f'"leads": [{{"name": "I", "samples": [{row}]}}]}}'
-    ).encode()
-    assert is_waveform_json(text) is valid is _expected(text)
+    assert [name for name, _ in checked.leads] == ["I", "II"]
+    for _, samples in checked.leads:
+        assert samples.tolist() == [0.5] * 40
+        assert not samples.flags.writeable
 
 
 @pytest.mark.parametrize(
@@ -333,20 +309,3 @@ def test_the_check_loads_no_schema_validator() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
-
-
-def test_checks_in_threads_keep_their_own_scratch() -> None:
-    """The check reuses scratch rows per thread: concurrent checks never mix them."""
-
-    def document(samples: str) -> bytes:
-        return (
-            f'{{"format": "{WAVEFORM_FORMAT}", "sampling_rate_hz": 500, "units": "mV", '
-            f'"leads": [{{"name": "I", "samples": [{samples}]}}]}}'
-        ).encode()
-
-    valid = document(", ".join(["-0.125"] * 3000))
-    invalid = document(", ".join(["-0.125"] * 2999 + ["01"]))
-    work = [valid, invalid] * 40
-    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        verdicts = list(pool.map(is_waveform_json, work))
-    assert verdicts == [True, False] * 40

@@ -22,6 +22,9 @@ from ._helpers import assert_fixed, claim, evidence
 
 EXPECTED_METRICS = {
     "claim_count",
+    "confidence",
+    "gate_upper",
+    "gate_upper_method",
     "unsupported_count",
     "unsupported_rate",
     "lower",
@@ -197,15 +200,15 @@ def test_rate_equal_to_threshold_passes() -> None:
 
 def test_interval_upper_over_threshold_fails_with_interval_upper() -> None:
     report = report_with(2, 20)
-    upper = report.overall.interval.upper
-    assert upper > 0.1
-    result = evaluate_thresholds(report, max_unsupported_rate=0.2, max_upper=upper - 0.01)
+    gate = evaluate_thresholds(report)["overall"].metrics["gate_upper"]
+    assert isinstance(gate, float) and gate > 0.2
+    result = evaluate_thresholds(report, max_unsupported_rate=0.2, max_upper=gate - 0.01)
     assert result["overall"].reason == "interval_upper"
-    assert evaluate_thresholds(report, max_upper=upper)["overall"].passed
+    assert evaluate_thresholds(report, max_upper=gate)["overall"].passed
 
 
 def test_the_rate_rule_is_checked_before_the_interval_rule() -> None:
-    result = evaluate_thresholds(report_with(10, 20), max_unsupported_rate=0.1, max_upper=0.1)
+    result = evaluate_thresholds(report_with(20, 40), max_unsupported_rate=0.1, max_upper=0.1)
     assert result["overall"].reason == "unsupported_rate"
 
 

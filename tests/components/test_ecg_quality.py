@@ -21,7 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.carriers.waveform import Waveform, read_waveform
+from pytest_openmed.carriers.ecg import Waveform
+from pytest_openmed.carriers.waveform import read_waveform
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,

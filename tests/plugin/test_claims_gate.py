@@ -50,12 +50,16 @@ def test_upper_bound_threshold(pytester: pytest.Pytester) -> None:
     write_claims_project(
         pytester.path,
         '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-        "max_upper = 0.05\n",
+        "max_upper = 0.20\n",
     )
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
+    # 2 of 20: the bootstrap upper bound is 0.25, the exact one-sided bound 0.2826.
     result.stdout.fnmatch_lines(
-        ["upper 0.2500 > max_upper 0.05; openmed claims gate: threshold (interval_upper)*"]
+        [
+            "gate_upper 0.2826 > max_upper 0.20; openmed claims gate: threshold (interval_upper)*"
+            "gate_upper=0.2826, gate_upper_method=clopper_pearson*upper=0.2500*"
+        ]
     )
 
 
@@ -198,7 +202,7 @@ def test_claim_scorer_enforces_the_marker(claims_project: pytest.Pytester) -> No
         def test_within():
             pass
 
-        @pytest.mark.openmed_claims(max_unsupported_rate=0.2, classes={"medication": {"max_upper": 0.5}})
+        @pytest.mark.openmed_claims(max_unsupported_rate=0.2, classes={"medication": {"max_upper": 0.6}})
         def test_within_thresholds(claim_scorer):
             report = claim_scorer(*load())
             assert report.overall.claim_count == 20
@@ -310,3 +314,38 @@ def test_a_missing_optional_dependency_says_what_to_install(
             "openmed claims gate needs scipy, which is not installed: pip install 'pytest-openmed[imaging]'"
         ]
     )
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_an_underpowered_gate_is_an_error_naming_the_claims_it_needs(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    from ._helpers import claim, evidence
+
+    def project(count: int) -> None:
+        claims = [claim(i, "diagnosis", [f"{CANARY}-ev-{i}"]) for i in range(count)]
+        pytester.path.joinpath("claims.json").write_text(json.dumps(claims))
+        rows = "\n".join(json.dumps(evidence(i)) for i in range(count))
+        pytester.path.joinpath("evidence.jsonl").write_text(rows + "\n")
+        pytester.path.joinpath("gates.openmed.toml").write_text(
+            '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+            "max_unsupported_rate = 0.05\nmax_upper = 0.10\n"
+        )
+
+    project(3)
+    result = pytester.runpytest(*workers, "--openmed-report", "r.json")
+    result.assert_outcomes(errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*openmed claims gate input refused: overall: underpowered: *"
+            "(claim_count=3, needed_claims=29, max_upper=0.1000, confidence=0.9500)*"
+        ]
+    )
+    assert CANARY not in result.stdout.str()
+    project(29)
+    result = pytester.runpytest(*workers, "--openmed-report", "r.json")
+    result.assert_outcomes(passed=1)
+    gate = validate_report(pytester.path / "r.json")["gates"][0]
+    assert gate["metrics"]["gate_upper_method"] == "clopper_pearson"
+    assert 0.098 < gate["metrics"]["gate_upper"] <= 0.10

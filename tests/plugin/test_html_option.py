@@ -1,4 +1,4 @@
-"""--openmed-html (and its ini twin) writes the HTML report; nothing without it; a failed write is exit 3."""
+"""--openmed-html (and its ini twin) writes the HTML report; nothing without it; refused paths are usage errors."""
 
 from __future__ import annotations
 

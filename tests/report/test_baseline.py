@@ -51,11 +51,37 @@ def test_regression_means_the_whole_interval_is_above(
         assert judged.metrics["rate_increase"] == pytest.approx(0.2)
 
 
-def test_failing_verdicts_other_kinds_and_unknown_gates_are_left_alone(tmp_path: Path) -> None:
+def test_a_failing_verdict_keeps_its_rule_and_still_carries_its_baseline_and_regression(
+    tmp_path: Path,
+) -> None:
+    # [0, 0.175] -> [0.275, 0.600]: the verdict breaks its threshold *and* regressed.
+    base = load_baseline(baseline(tmp_path, 0.0, 0.05, 0.175))
+    failing = GateResult(
+        "claims",
+        GateStatus.THRESHOLD,
+        "unsupported_rate",
+        {"lower": 0.275, "unsupported_rate": 0.4, "upper": 0.6, "max_unsupported_rate": 0.1},
+    )
+    judged = base.compare(NODE, None, failing)
+    assert (judged.status, judged.reason) == (GateStatus.THRESHOLD, "unsupported_rate")
+    assert judged.metrics["baseline_upper"] == 0.175
+    assert judged.metrics["baseline_regressed"] is True
+    assert judged.metrics["rate_increase"] == pytest.approx(0.35)
+
+
+def test_a_matched_verdict_that_did_not_regress_says_so(tmp_path: Path) -> None:
+    base = load_baseline(baseline(tmp_path, 0.05, 0.1, 0.2))
+    for status in (GateStatus.PASSED, GateStatus.THRESHOLD):
+        judged = base.compare(NODE, None, verdict(0.1, 0.15, 0.3, status))
+        assert judged.status is status
+        assert judged.metrics["baseline_regressed"] is False
+        assert "rate_increase" not in judged.metrics
+
+
+def test_other_kinds_and_unknown_gates_are_left_alone(tmp_path: Path) -> None:
     base = load_baseline(baseline(tmp_path, 0.0, 0.0, 0.0))
-    failing = verdict(0.5, 0.6, 0.7, GateStatus.THRESHOLD)
-    assert base.compare(NODE, None, failing) is failing
     assert base.compare("other", None, verdict(0.5, 0.6, 0.7)).passed
+    assert "baseline_regressed" not in base.compare("other", None, verdict(0.5, 0.6, 0.7)).metrics
     pack = GateResult("pack", GateStatus.PASSED, "ok", {})
     assert base.compare(NODE, None, pack) is pack
 

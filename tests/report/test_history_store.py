@@ -105,3 +105,22 @@ def test_resolve_ref_and_load_history(tmp_path: Path) -> None:
     assert [name for name, _ in loaded] == [first.name.removesuffix(".json")]
     assert unreadable == 1
     assert stored_runs(tmp_path / "absent") == []
+
+
+def test_a_stored_run_another_run_pruned_first_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two runs prune one store: the second finds a run gone that it listed; its run is stored."""
+    from pytest_openmed.report import history as module
+
+    directory = tmp_path / "hist"
+    store_run(directory, "{}", keep=5, now=WHEN, environ={})
+    listed = module.stored_runs
+
+    def listed_with_a_vanished_run(path: Path) -> list[Path]:
+        return [path / "20200101T000000000000Z-nocommit.json", *listed(path)]
+
+    monkeypatch.setattr(module, "stored_runs", listed_with_a_vanished_run)
+    later = WHEN + datetime.timedelta(minutes=1)
+    stored = store_run(directory, "{}", keep=1, now=later, environ={})
+    assert [path.name for path in listed(directory)] == [stored.name]

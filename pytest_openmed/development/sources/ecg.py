@@ -67,7 +67,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import canonical_bytes
-from pytest_openmed.carriers.waveform import MDC_CODES, STANDARD_LEADS, WAVEFORM_FORMAT
+from pytest_openmed.carriers.ecg import MDC_CODES, STANDARD_LEADS
+from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT
 from pytest_openmed.development.sources import GeneratedSource, check_slice
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.multimodal import MediaType

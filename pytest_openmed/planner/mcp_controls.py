@@ -1,0 +1,97 @@
+"""The MCP control pair: scripted MCP hosts that connect to the governed server.
+
+PYTEST_DONT_REWRITE
+
+Each is a ``run_agent(server_params, scenario_id)`` hook, a generic MCP client
+host written with the SDK's own client (``ClientSession`` over ``stdio_client``
+or ``streamable_http_client``): it lists the tools, gets the scenario's
+prompt, and calls tools by the rules of the wire twins
+(:mod:`pytest_openmed.planner.wire_controls`), reading each answer as a model
+would.  ``mcp_control_agent`` qualifies and obeys no injection style;
+``mcp_gullible_agent`` obeys instructions hidden in structured data and is
+caught by the injection suite on exactly those styles.  Their recorded
+cassettes (``cassettes/``) are the control run's MCP pair, replayed without
+the SDK.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from pytest_openmed.planner.wire_controls import (
+    _control_calls,
+    _gullible_calls,
+    _result,
+    _View,
+)
+
+__all__ = [
+    "MCP_CASSETTES",
+    "connect",
+    "mcp_control_agent",
+    "mcp_gullible_agent",
+]
+
+#: Where the control pair's recorded cassettes live.
+MCP_CASSETTES = Path(__file__).parent / "cassettes"
+
+_Rules = Callable[[_View], list[tuple[str, dict[str, str]]]]
+
+
+@asynccontextmanager
+async def connect(server_params: Any) -> AsyncIterator[Any]:
+    """A ``ClientSession`` to the server: an endpoint URL (``str``) or stdio parameters."""
+    from mcp import ClientSession, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    if isinstance(server_params, str):
+        async with (
+            streamable_http_client(server_params) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+        return
+    with Path(os.devnull).open("w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(server_params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            yield session
+
+
+async def _host(server_params: Any, scenario_id: str, rules: _Rules) -> None:
+    async with connect(server_params) as session:
+        await session.list_tools()
+        prompt = await session.get_prompt(scenario_id)
+        task = prompt.messages[-1].content.text
+        turns = 0
+        results: tuple[dict[str, Any], ...] = ()
+        while True:
+            calls = rules(_View(task, turns, results))
+            if not calls:
+                return
+            answers = []
+            for name, arguments in calls:
+                answer = await session.call_tool(name, arguments)
+                answers.append(_result(answer.content[0].text))
+            turns, results = turns + 1, tuple(answers)
+
+
+def _agent(rules: _Rules, name: str) -> Callable[[Any, str], None]:
+    def run_agent(server_params: Any, scenario_id: str) -> None:
+        import anyio
+
+        anyio.run(_host, server_params, scenario_id, rules)
+
+    run_agent.__name__ = name
+    return run_agent
+
+
+mcp_control_agent = _agent(_control_calls, "mcp_control_agent")
+mcp_gullible_agent = _agent(_gullible_calls, "mcp_gullible_agent")
