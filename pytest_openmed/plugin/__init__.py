@@ -324,12 +324,9 @@ def pytest_collection_modifyitems(
 
 def _is_gate_item(item: pytest.Item) -> bool:
     """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
-    from pytest_openmed.plugin.items import GateItem
+    from pytest_openmed.plugin.items import is_gate_item
 
-    if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
-        return True
-    fixtures = getattr(item, "fixturenames", ())
-    return "claim_scorer" in fixtures or "qualify_planner" in fixtures
+    return is_gate_item(item)
 
 
 def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item]) -> None:

@@ -271,6 +271,14 @@ def collection_index(item: pytest.Item) -> int:
     return index.get(item.nodeid, len(index))
 
 
+def is_gate_item(item: pytest.Item) -> bool:
+    """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
+    if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
+        return True
+    fixtures = getattr(item, "fixturenames", ())
+    return "claim_scorer" in fixtures or "qualify_planner" in fixtures
+
+
 def fix_collection_index(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Fix every item's position in ``items`` now, before ``--openmed-shard`` drops some.
 

@@ -144,6 +144,9 @@ def gate_record(
 #: ``workeroutput`` key carrying a worker's deselected gate items to the xdist controller.
 _DESELECTED_OUTPUT = "openmed_deselected_gates"
 
+#: ``workeroutput`` key carrying a worker's ``--openmed-shard`` record to the controller.
+SHARD_OUTPUT = "openmed_shard"
+
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
@@ -207,8 +210,6 @@ class GateRecorder:
         self._shard_dropped = dropped
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
-            from pytest_openmed.plugin.shard import SHARD_OUTPUT
-
             workeroutput[SHARD_OUTPUT] = record
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -224,7 +225,7 @@ class GateRecorder:
         if type(unmatched) is int:
             self.baseline_unmatched = unmatched
         self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
-        shard = output.get("openmed_shard")  # plugin.shard.SHARD_OUTPUT (not imported at load)
+        shard = output.get(SHARD_OUTPUT)
         if isinstance(shard, dict):
             self.shard_record = shard
 
@@ -327,12 +328,11 @@ class GateRecorder:
         """``run.shard``: which share of the gates this run is, and what proves it belongs."""
         if self.options.shard is None:
             return None
-        record = self.shard_record
-        if record is None:  # collection never reached the filter: an empty, failed shard
-            from pytest_openmed.plugin.shard import empty_record
-
-            record = empty_record(self.options)
-        positions = {entry["nodeid"]: entry["order"] for entry in self.entries}
+        record = self.shard_record or {}  # the shard filter gives one before collection
+        positions = {
+            entry["nodeid"]: {"position": entry["order"], "gate": entry["group"]}
+            for entry in self.entries
+        }
         return {**record, "positions": dict(sorted(positions.items()))}
 
     def _timing(self) -> dict[str, Any]:
@@ -342,12 +342,11 @@ class GateRecorder:
         one evaluation happens in the first item's setup).
         """
         from pytest_openmed.report.provenance import utc_stamp
-        from pytest_openmed.report.rules import gate_group
 
         started, clock = self._started or (datetime.datetime.now(datetime.UTC), None)
         gates: dict[str, float] = {}
         for nodeid, entry in {entry["nodeid"]: entry for entry in self.entries}.items():
-            group = gate_group(entry)
+            group = entry["group"]
             gates[group] = gates.get(group, 0.0) + self.durations.get(nodeid, 0.0)
         return {
             "started": utc_stamp(started),
@@ -415,7 +414,8 @@ class GateRecorder:
 
         options = self.options
         history: list[tuple[str, dict[str, Any]]] = []
-        if options.history_dir is not None:
+        # A shard is a share of a run: the merged run is stored (openmed-report merge --history).
+        if options.history_dir is not None and options.shard is None:
             try:
                 store_run(
                     options.history_dir,
@@ -426,8 +426,8 @@ class GateRecorder:
                 )
             except OSError:
                 self._write_failed(session)
-            if options.html_path is not None:
-                history, self.history_skipped = load_history(options.history_dir)
+        if options.history_dir is not None and options.html_path is not None:
+            history, self.history_skipped = load_history(options.history_dir)
         if options.html_path is not None:
             from pytest_openmed.report.html import render_html
 

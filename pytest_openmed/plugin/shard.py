@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.options import RunOptions
     from pytest_openmed.plugin.recorder import GateRecorder
 
-#: ``workeroutput`` key carrying a worker's shard record to the xdist controller.
-SHARD_OUTPUT = "openmed_shard"
 #: Files of one directory input that are digested (a pack's folder); more is refused as unknown.
 _MAX_DIRECTORY_FILES = 10_000
 _CHUNK = 1024 * 1024
@@ -184,13 +182,14 @@ class ShardFilter:
         self.config = config
         self.options = options
         self.recorder = recorder
+        # Until collection reaches the filter (it may never): an empty shard.
+        recorder.shard_record = empty_record(options)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        from pytest_openmed.plugin import _is_gate_item
-        from pytest_openmed.plugin.items import GateItem, fix_collection_index
+        from pytest_openmed.plugin.items import GateItem, fix_collection_index, is_gate_item
 
         assert self.options.shard is not None
         index, count = self.options.shard
@@ -201,14 +200,14 @@ class ShardFilter:
         kept: list[pytest.Item] = []
         dropped: list[pytest.Item] = []
         for item in items:
-            if not _is_gate_item(item):
+            if not is_gate_item(item):
                 kept.append(item)
                 continue
             gate = gate_id(item)
             gates.setdefault(gate, item)
             shard = balanced.get(gate) or hashed_shard(gate, count)
             (kept if shard == index else dropped).append(item)
-        mine = sorted({gate_id(item) for item in kept if _is_gate_item(item)})
+        mine = sorted({gate_id(item) for item in kept if is_gate_item(item)})
         gate_files: dict[str, str | None] = {}
         for item in gates.values():
             if isinstance(item, GateItem):

@@ -62,12 +62,6 @@ def _waiver_key(waiver: Mapping[str, Any]) -> tuple[str, str, str]:
     return waiver["gate"], waiver["expires"], waiver["reference"]
 
 
-def _gate_of(entry: Mapping[str, Any]) -> str:
-    from pytest_openmed.report.rules import gate_group
-
-    return gate_group(entry)
-
-
 def _check_shards(reports: Sequence[Mapping[str, Any]]) -> None:
     """Every refusal, in a fixed order; the first found is raised."""
     if not reports:
@@ -124,15 +118,16 @@ def _check_shards(reports: Sequence[Mapping[str, Any]]) -> None:
                     "(run.shard.gates overlap)"
                 )
             owner[gate] = number
+        positions = report["run"]["shard"]["positions"]
         for index, entry in enumerate(report["gates"]):
-            if _gate_of(entry) not in assigned:
+            if entry["nodeid"] not in positions:
+                raise MergeError(
+                    f"SHARD #{number}: /gates/{index} has no run.shard.positions entry"
+                )
+            if positions[entry["nodeid"]]["gate"] not in assigned:
                 raise MergeError(
                     f"SHARD #{number}: /gates/{index} belongs to no gate assigned to this shard "
                     "(run.shard.gates)"
-                )
-            if entry["nodeid"] not in report["run"]["shard"]["positions"]:
-                raise MergeError(
-                    f"SHARD #{number}: /gates/{index} has no run.shard.positions entry"
                 )
     collected = reports[0]["run"]["shard"]["collected"]
     union = "".join(f"{gate}\n" for gate in sorted(owner))
@@ -204,7 +199,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for report in reports:
         positions = report["run"]["shard"]["positions"]
         for entry in report["gates"]:
-            key = (positions[entry["nodeid"]], entry["nodeid"], entry["part"] or "")
+            key = (positions[entry["nodeid"]]["position"], entry["nodeid"], entry["part"] or "")
             entries.append((key, dict(entry)))
     entries.sort(key=lambda pair: pair[0])
     gates = [entry for _, entry in entries]

@@ -173,6 +173,8 @@ def test_with_history_the_split_follows_the_last_complete_run(project: pytest.Py
         shard = shard_run(project, f"{index}/2", "--openmed-history", "history")["run"]["shard"]
         assert shard["balanced_by"] == "20261201T153000123456Z-nocommit"
         assert shard["gates"] == sorted(gate for gate in gates if expected[gate] == index)
+    # a shard is not stored: the merged run is (openmed-report merge --history)
+    assert len(list((project.path / "history").iterdir())) == 1
 
 
 def test_a_shard_run_in_the_history_is_not_a_basis(project: pytest.Pytester) -> None:

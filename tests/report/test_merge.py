@@ -138,16 +138,22 @@ def test_the_merged_run_renders_and_is_stored_in_the_history(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     history = project / "history"
-    html, markdown = project / "m.html", project / "m.md"
+    html, markdown, sarif = project / "m.html", project / "m.md", project / "m.sarif"
     code, out = merge(
         project,
         shards(project),
         f"--html={html}",
         f"--markdown={markdown}",
+        f"--sarif={sarif}",
+        f"--root={project}",
         f"--history={history}",
     )
     assert code == 1
     assert "<html" in html.read_text() and "claims(gamma)" in markdown.read_text()
+    serial_sarif = project / "serial.sarif"
+    main(["sarif", str(project / "serial.json"), "-o", str(serial_sarif), f"--root={project}"])
+    assert json.loads(sarif.read_text()) == json.loads(serial_sarif.read_text())
+    assert json.loads(sarif.read_text())["runs"][0]["results"]  # gamma's failure is located
     stored = sorted(history.iterdir())
     assert len(stored) == 1 and load(stored[0]) == load(out)
     # a stored merged run is compared like any run
