@@ -83,6 +83,10 @@ _BLOCK_LINES = 4
 _LOCAL_TILES = 9
 #: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
 _CALM_RATIO = 0.35
+#: Pixels at each end of the grey range that may be hot or dead (clipped on the display scale).
+_OUTLIER_PX = 16
+#: The display scale spans at least this share of the near-full grey range.
+_SPARSE_RANGE = 0.25
 
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
 _UNDECODABLE = "the image could not be decoded"
@@ -300,11 +304,34 @@ def _decode(asset: bytes) -> _Decoded:
 
 
 def _normalised(decoded: _Decoded) -> FloatImage:
+    """The image on the display scale: its 0.1 and 99.9 percentiles at 0 and 1.
+
+    The percentiles set the scale, so that a few hot or dead pixels do not squeeze
+    the anatomy's contrast, and the tail of the anatomy past them is clipped as
+    ever. But on a plain (black, grey or gently graded) background a short
+    identifier covers less than 0.1 % of the pixels and lies past a percentile:
+    clipping erased it. So content reaching past a percentile by at least
+    :data:`_SPARSE_RANGE` of the scale is kept (up to the :data:`_OUTLIER_PX`-th most
+    extreme pixel), and when the percentiles span under :data:`_SPARSE_RANGE` of
+    that near-full range (a near-uniform image: they hold little more than its
+    noise) the scale is that share of it, so the noise is not stretched over the
+    whole display.
+    """
     image = decoded.pixels.astype(np.float64)
-    low, high = np.percentile(image, (0.1, 99.9))
-    if high <= low:
+    low, high = (float(v) for v in np.percentile(image, (0.1, 99.9)))
+    flat = image.ravel()
+    first, last = min(_OUTLIER_PX, flat.size - 1), max(0, flat.size - 1 - _OUTLIER_PX)
+    ends = np.partition(flat, (first, last))
+    floor, ceiling = float(ends[first]), float(ends[last])
+    span = max(high - low, _SPARSE_RANGE * (ceiling - floor))
+    if span <= 0.0:
         return np.zeros_like(image)
-    scaled: FloatImage = np.clip((image - low) / (high - low), 0.0, 1.0)
+    below, above = (low - floor) / span, (ceiling - high) / span
+    scaled: FloatImage = np.clip(
+        (image - low) / span,
+        -below if below >= _SPARSE_RANGE else 0.0,
+        1.0 + above if above >= _SPARSE_RANGE else 1.0,
+    )
     return 1.0 - scaled if decoded.inverted else scaled
 
 

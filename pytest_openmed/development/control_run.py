@@ -76,6 +76,26 @@ def _planner_controls() -> tuple[GateSpec, ...]:
                 expected=twin.expected,
             )
         )
+    from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
+
+    for host in MCP_CONTROLS:
+        spec = planner_spec(
+            host.reference,
+            name=host.name,
+            dialect="mcp",
+            cassette=host.cassette,
+            injection_suite=True,
+        )
+        specs.append(
+            GateSpec(
+                kind=spec.kind,
+                name=spec.name,
+                items=spec.items,
+                options=spec.options,
+                expected=host.expected,
+                evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
+            )
+        )
     return tuple(specs)
 
 

@@ -20,21 +20,19 @@ key (at least 32 bytes — e.g. the 64 hex characters of
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from pytest_openmed._canonical import require_key
-from pytest_openmed._jsonread import json_value_bound
+from pytest_openmed._jsonread import json_value_bound, loads, read_limited
 from pytest_openmed.contract import GateResult, GateSettings, GateSpec, locate_input_error
 from pytest_openmed.errors import InputRefused
 
 from .aliases import SealedMapping
 from .assess import assess_validation
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
-from .jsonvalue import unique_names
 from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
 from .pack import ValidationPack
 from .ratings import Adjudication, CompletedReview
@@ -152,25 +150,22 @@ def _read_json(path: Path, limit: int) -> Mapping[str, Any]:
     take over a gigabyte), so a document with more values than any pack input
     needs is refused from a byte count, in memory bounded by its size.
     """
-    try:
-        with open(path, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > limit:
-                raise LimitExceeded(_TOO_LARGE)
-            raw = handle.read(limit + 1)
-    except OSError:
-        raise OSError("could not read a pack gate input file") from None
-    if len(raw) > limit:
-        raise LimitExceeded(_TOO_LARGE)
+    raw = read_limited(
+        path,
+        limit,
+        too_large=lambda: LimitExceeded(_TOO_LARGE),
+        unreadable="could not read a pack gate input file",
+    )
     if json_value_bound(raw) > MAX_DOCUMENT_VALUES:
         raise LimitExceeded(
             f"a pack gate input file holds more than {MAX_DOCUMENT_VALUES:,} JSON values"
         )
-    try:
-        document = json.loads(raw, object_pairs_hook=unique_names)
-    except (ValueError, RecursionError):
-        raise DocumentInvalid(
+    document = loads(
+        raw,
+        lambda: DocumentInvalid(
             "a pack gate input file is not valid UTF-8 JSON with unique names in every object"
-        ) from None
+        ),
+    )
     if not isinstance(document, dict):
         raise DocumentInvalid("a pack gate input file must hold a JSON object")
     return document

@@ -175,8 +175,12 @@ def _first_critical(counts: PlannerCounts) -> str | None:
     return None
 
 
-def _metrics(counts: PlannerCounts) -> dict[str, int]:
-    return counts.to_dict()
+def _metrics(counts: PlannerCounts, cause: str | None = None) -> dict[str, int | str]:
+    """The counts, and why a planner error happened (a closed label) when one did."""
+    metrics: dict[str, int | str] = dict(counts.to_dict())
+    if cause is not None:
+        metrics["planner_error_cause"] = cause
+    return metrics
 
 
 def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]:
@@ -199,7 +203,8 @@ def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]
             status, reason = GateStatus.THRESHOLD, "incomplete"
         else:
             status, reason = GateStatus.PASSED, "ok"
-        results[item] = GateResult("planner", status, reason, _metrics(scenario.counts))
+        metrics = _metrics(scenario.counts, scenario.planner_error_cause)
+        results[item] = GateResult("planner", status, reason, metrics)
     return results
 
 
@@ -212,7 +217,7 @@ def _qualification(report: PlannerQualificationReport) -> GateResult:
         status, reason = GateStatus.CRITICAL, critical
     else:
         status, reason = GateStatus.THRESHOLD, "incomplete"
-    return GateResult("planner", status, reason, _metrics(counts))
+    return GateResult("planner", status, reason, _metrics(counts, report.planner_error_cause))
 
 
 def evaluate_injection(report: InjectionReport) -> dict[str, GateResult]:

@@ -263,7 +263,11 @@ class _RecordingTransport:
             response = self._live(scenario_id, turn, request)
         except Exception:
             exchanges.append(Exchange(scenario_id, turn, digest, None, raised=True))
-            raise
+            raised = True
+        else:
+            raised = False
+        if raised:  # as replay will raise it: the same planner-error cause live and replayed
+            raise _recorded_raise()
         exchanges.append(Exchange(scenario_id, turn, digest, normalise_response(response)))
         return response
 
@@ -300,8 +304,13 @@ class _ReplayTransport:
             raise _Stale()
         self._position += 1
         if exchange.raised:
-            raise RuntimeError("the recorded model call raised")
+            raise _recorded_raise()
         return exchange.response
+
+
+def _recorded_raise() -> RuntimeError:
+    """What a model call that raised raises, recorded and replayed: one planner-error cause."""
+    return RuntimeError("the recorded model call raised")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,13 +17,19 @@ the SDK.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
+from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus
+from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.wire_controls import (
+    GULLIBLE_STYLES,
     _control_calls,
+    _expect,
     _gullible_calls,
     _result,
     _View,
@@ -31,7 +37,10 @@ from pytest_openmed.planner.wire_controls import (
 
 __all__ = [
     "MCP_CASSETTES",
+    "MCP_CONTROLS",
+    "McpControl",
     "connect",
+    "evaluate_mcp_control",
     "mcp_control_agent",
     "mcp_gullible_agent",
 ]
@@ -95,3 +104,60 @@ def _agent(rules: _Rules, name: str) -> Callable[[Any, str], None]:
 
 mcp_control_agent = _agent(_control_calls, "mcp_control_agent")
 mcp_gullible_agent = _agent(_gullible_calls, "mcp_gullible_agent")
+
+
+@dataclass(frozen=True, slots=True)
+class McpControl:
+    """An MCP control host: its gate name, ``run_agent`` attribute, cassette, expected statuses."""
+
+    name: str
+    attribute: str
+    expected: Mapping[str, GateStatus]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
+
+    @property
+    def reference(self) -> str:
+        return f"{__name__}:{self.attribute}"
+
+    @property
+    def cassette(self) -> Path:
+        """The recorded conversations (the qualification and the injection suite)."""
+        return MCP_CASSETTES / f"{self.name}.json"
+
+
+#: The MCP control pair run by ``--openmed-controls``, each with the injection suite.
+MCP_CONTROLS: tuple[McpControl, ...] = (
+    McpControl("mcp_agent", "mcp_control_agent", _expect()),
+    McpControl("mcp_gullible", "mcp_gullible_agent", _expect(GULLIBLE_STYLES)),
+)
+
+
+def evaluate_mcp_control(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
+    """Replay the MCP control's cassette; with the ``mcp`` extra, also serve the host live.
+
+    The live run must give the recorded reports byte for byte, or the gate is an
+    error (the cassette no longer stands for the host: record it again).
+    """
+    from importlib.util import find_spec
+
+    from pytest_openmed.planner._gate import evaluate_injection, evaluate_report, load_planner
+    from pytest_openmed.planner.mcp_agent import qualify_agent
+
+    replayed = qualify_agent(cassette=spec.options["cassette"], injection_suite=True)
+    assert replayed.injection is not None
+    if find_spec("mcp") is not None:
+        agent = load_planner(spec.options["planner"])
+        live = qualify_agent(agent, transport="http", injection_suite=True)
+        assert live.injection is not None
+        if (live.report.to_json(), live.injection.to_json()) != (
+            replayed.report.to_json(),
+            replayed.injection.to_json(),
+        ):
+            raise InputRefused(
+                "the MCP control's live run differs from its recorded cassette; record it again"
+            )
+    verdicts = evaluate_report(replayed.report)
+    verdicts.update(evaluate_injection(replayed.injection))
+    return {item: verdicts[item] for item in spec.items}

@@ -36,6 +36,7 @@ from typing import Any
 
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.planner.report import PlannerTimedOut
 
 __all__ = [
     "DEFAULT_TIME_LIMIT",
@@ -79,7 +80,7 @@ class AgentFailed(RuntimeError):
     """``run_agent`` raised: judged as a planner error (its exception is not kept)."""
 
 
-class AgentTimedOut(RuntimeError):
+class AgentTimedOut(PlannerTimedOut):
     """The scenario outlived its time limit: judged as a planner error."""
 
 

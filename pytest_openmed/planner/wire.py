@@ -17,7 +17,9 @@ as their owners publish them:
   is an object;
 * ``mcp``: ``tools/list`` entries ``{name, description, inputSchema}``,
   answered with ``{"calls": [...]}``, each entry the ``params`` of a
-  ``tools/call`` request, ``{name, arguments}``.
+  ``tools/call`` request, ``{name, arguments}``, or with an MCP sampling
+  result (``sampling/createMessage`` with tools) whose ``content`` holds
+  blocks of ``type: "tool_use"`` with an ``input`` object.
 
 The translation back never raises and never drops a call: every wire-level
 defect becomes a :class:`MalformedCall` proposal, which the harness judges
@@ -390,8 +392,8 @@ def _openai_calls(response: object) -> _Parsed | _Defect:
     return parsed
 
 
-def _anthropic_calls(response: object) -> _Parsed | _Defect:
-    content = response.get("content") if type(response) is dict else None
+def _tool_use_blocks(content: object) -> _Parsed | _Defect:
+    """Content blocks of ``type: "tool_use"`` (Anthropic messages, MCP sampling results)."""
     if type(content) is not list:
         return _Defect("response_shape")
     parsed: _Parsed = []
@@ -407,7 +409,16 @@ def _anthropic_calls(response: object) -> _Parsed | _Defect:
     return parsed
 
 
+def _anthropic_calls(response: object) -> _Parsed | _Defect:
+    return _tool_use_blocks(response.get("content") if type(response) is dict else None)
+
+
 def _mcp_calls(response: object) -> _Parsed | _Defect:
+    if type(response) is dict and "calls" not in response and "content" in response:
+        # an MCP sampling result (``sampling/createMessage`` with tools): its content
+        # is one block or a list of blocks, ``tool_use`` blocks being the calls
+        content = response["content"]
+        return _tool_use_blocks([content] if type(content) is dict else content)
     calls = response.get("calls") if type(response) is dict else None
     if type(calls) is not list:
         return _Defect("response_shape")

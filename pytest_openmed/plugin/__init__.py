@@ -29,6 +29,7 @@ from pytest_openmed.plugin.fixtures import (
     simulated_reviewers,
 )
 from pytest_openmed.plugin.markers import MarkerError, claims_marker, gate_marker_kind
+from pytest_openmed.plugin.mcp_fixture import qualify_mcp_agent
 from pytest_openmed.plugin.options import (
     cli_type,
     parse_env_name,
@@ -45,6 +46,7 @@ from pytest_openmed.plugin.options import (
 )
 from pytest_openmed.plugin.pack_fixture import assess_pack
 from pytest_openmed.plugin.recorder import (
+    GATE_FILE_SUFFIX,
     MARKER_PROPERTY,
     RESERVED_PROPERTY_TEXT,
     USAGE_NODEID,
@@ -59,14 +61,13 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.waivers import Waiver
     from pytest_openmed.report.baseline import Baseline
 
-#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
-GATE_FILE_SUFFIX = ".openmed.toml"
 
 __all__ = [
     "assess_pack",
     "claim_scorer",
     "development_pack",
     "evaluator_key",
+    "qualify_mcp_agent",
     "qualify_planner",
     "simulated_reviewers",
 ]

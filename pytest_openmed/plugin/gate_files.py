@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed._jsonread import read_limited
 from pytest_openmed._toml import TomlError, cap, parse_toml
 from pytest_openmed._validate import MAX_SEED, check_int, check_rate, check_text
 from pytest_openmed.contract import (
@@ -42,12 +43,12 @@ class GateFileError(InputRefused):
 def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
     """Read and validate one gate file; every problem is a :class:`GateFileError`."""
     where = path.name
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        raise GateFileError(f"{where}: the gate file could not be read") from None
-    if len(raw) > _MAX_GATE_FILE_BYTES:
-        raise GateFileError(f"{where}: the gate file exceeds 1 MiB")
+    raw = read_limited(
+        path,
+        _MAX_GATE_FILE_BYTES,
+        too_large=lambda: GateFileError(f"{where}: the gate file exceeds 1 MiB"),
+        unreadable=lambda: GateFileError(f"{where}: the gate file could not be read"),
+    )
     try:
         document = parse_toml(raw)
     except TomlError as error:

@@ -23,6 +23,7 @@ from typing import Any
 from pytest_openmed._jsonread import loads, read_limited
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.errors import InputRefused
+from pytest_openmed.report.load import INCOMPLETE_KEY
 
 __all__ = [
     "REGRESSED",
@@ -106,6 +107,10 @@ def load_baseline(path: Path) -> Baseline:
     )
     if not isinstance(document, dict) or document.get("schema_version") not in _READABLE_VERSIONS:
         raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.x)")
+    if document.get(INCOMPLETE_KEY) is True:
+        raise BaselineError(
+            "the baseline report is of a run that never finished (OPENMED-REPORT-INCOMPLETE)"
+        )
     gates = document.get("gates")
     if not isinstance(gates, list):
         raise BaselineError("the baseline report has no gate list")

@@ -14,7 +14,14 @@ from typing import Any
 from pytest_openmed._jsonread import loads, read_limited
 from pytest_openmed.errors import InputRefused
 
-__all__ = ["MAX_REPORT_BYTES", "ReportError", "parse_report", "read_report"]
+__all__ = [
+    "INCOMPLETE_KEY",
+    "MAX_REPORT_BYTES",
+    "IncompleteRun",
+    "ReportError",
+    "parse_report",
+    "read_report",
+]
 
 #: Largest gate report read.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
@@ -22,6 +29,23 @@ MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 class ReportError(InputRefused):
     """The file is not a valid pytest-openmed gate report; the message names where it fails."""
+
+
+#: Top-level key (``true``) of the report written when a run starts: the run has not finished.
+INCOMPLETE_KEY = "incomplete"
+
+
+class IncompleteRun(ReportError):
+    """The report is the one written when its run started: the run never finished.
+
+    Never a pass: the run crashed or was killed before it replaced the report.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the report is of a run that never finished (incomplete: it crashed or was killed); "
+            "it is not a pass (OPENMED-REPORT-INCOMPLETE)"
+        )
 
 
 #: What each minor version of the report added: ``(top-level keys, run keys, summary keys)``.
@@ -69,6 +93,8 @@ def parse_report(raw: bytes) -> dict[str, Any]:
         )
     if not isinstance(document, dict):  # pragma: no cover - the schema requires an object
         raise ReportError("the report is not a JSON object")
+    if document.get(INCOMPLETE_KEY) is True:
+        raise IncompleteRun()
     return document
 
 

@@ -282,6 +282,19 @@ def test_an_unreadable_shard_is_named_by_its_place(
     assert "SHARD #2: the report could not be read" in err and CANARY_DIR not in err
 
 
+def test_a_shard_whose_run_never_finished_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report written at a shard's start, left behind by a crashed or killed job."""
+    documents = shards(project)
+    documents[1]["incomplete"] = True
+    code, out = merge(project, documents)
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "SHARD #2: the report is of a run that never finished" in err
+    assert len(err.strip().splitlines()) == 1 and CANARY_DIR not in err
+
+
 def test_merge_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["merge", "--help"]) == 0
     assert "openmed-report merge" in capsys.readouterr().out

@@ -21,6 +21,10 @@ bytes are identical for a seed. Slices:
   sources one identifier is a **stacked block** of 2–5 lines at ordinary line
   spacing (top-to-top pitch of ``font_px + 1`` to ``font_px + 3``: 12 px text at
   13–15 px, 16 px at 17–19 px), the corner-block layout of CT/MR/US consoles;
+  on about :data:`PLAIN_SHARE` of the sources the background is **plain** instead
+  of an acquisition (see :data:`BACKGROUNDS`: black, a uniform grey, or a gentle
+  gradient, as in ultrasound margins and secondary captures; 448–640 px a side),
+  with little or no noise, in the same layouts;
 * ``ambiguity_conflict`` — the Burned In Annotation attribute disagrees with
   the pixels (``NO`` with text, ``YES`` without, or absent), text-like
   non-identifier distractors (tick marks, a thin curve), overlay planes.
@@ -28,7 +32,8 @@ bytes are identical for a seed. Slices:
 Truth: ``identifiers`` [{``box``, ``mask_rle``, ``pixels``, ``contrast``,
 ``font_px``}], where the mask is every pixel whose glyph coverage is at least
 :data:`GLYPH_COVERAGE` (run-length encoded inside the box, row-major, first run
-unset; decode with :func:`identifier_masks`), plus ``shape``, ``carrier``,
+unset; decode with :func:`identifier_masks`), plus ``shape``, ``background`` (a
+:data:`BACKGROUNDS` kind; ``None`` for a caller's), ``carrier``,
 ``burned_in_annotation_attribute`` and ``overlay_planes``. Each line of a stacked
 block is its own identifier (with ``block`` and ``line`` numbers).
 
@@ -53,20 +58,33 @@ from pytest_openmed.development.sources import GeneratedSource, check_slice
 from pytest_openmed.errors import InputRefused
 
 __all__ = [
+    "BACKGROUNDS",
     "CARRIERS",
     "GLYPH_COVERAGE",
     "MISS_FRACTION",
+    "PLAIN_SHARE",
     "STACKED_FONT_PX",
     "STACKED_LINES",
     "STACKED_PITCH_EXTRA",
     "generate_burned_in_identifier_coverage",
     "identifier_coverage",
     "identifier_masks",
+    "plain_background",
     "render_on_background",
 ]
 
 #: The closed set of carriers the generator writes.
 CARRIERS = ("dicom16", "dicom8", "png8", "png16")
+
+#: Background kinds: the synthetic acquisition, or a plain one (uniform black, a
+#: uniform grey, a gentle linear gradient).
+BACKGROUNDS = ("acquisition", "black", "grey", "gradient")
+
+#: Share of adverse sources drawn on a plain background.
+PLAIN_SHARE = 0.25
+
+#: Largest rise of a plain gradient across the image (display range): near-uniform.
+_GRADIENT_RISE = 0.08
 
 #: A pixel belongs to an identifier when its glyph coverage (antialiasing alpha) is at least this.
 GLYPH_COVERAGE = 0.3
@@ -129,6 +147,38 @@ def _background(rng: np.random.Generator, shape: tuple[int, int]) -> FloatImage:
         image += amplitude * np.exp(-((yy - by) ** 2 + (xx - bx) ** 2) / (2 * sigma**2))
     result: FloatImage = image
     return result
+
+
+def plain_background(rng: np.random.Generator, kind: str, shape: tuple[int, int]) -> FloatImage:
+    """A plain background of ``kind`` (not ``acquisition``) in the display range [0, 1].
+
+    Black is exactly 0 (text on it can only be brighter); grey is one level in
+    0.25-0.65 (both polarities fit); a gradient rises by up to :data:`_GRADIENT_RISE`
+    along a random direction from a level in 0.1-0.6.
+    """
+    if kind not in BACKGROUNDS[1:]:
+        raise InputRefused("background must be one of: black, grey, gradient")
+    if kind == "black":
+        return np.zeros(shape)
+    level = float(rng.uniform(0.25, 0.65)) if kind == "grey" else float(rng.uniform(0.1, 0.6))
+    if kind == "grey":
+        return np.full(shape, level)
+    yy, xx = np.mgrid[0 : shape[0], 0 : shape[1]].astype(np.float64)
+    angle = float(rng.uniform(0.0, 2.0 * np.pi))
+    ramp = np.cos(angle) * xx / shape[1] + np.sin(angle) * yy / shape[0]
+    ramp = (ramp - ramp.min()) / max(float(np.ptp(ramp)), 1e-9)
+    gradient: FloatImage = level + float(rng.uniform(0.02, _GRADIENT_RISE)) * ramp
+    return gradient
+
+
+def _background_kind(seed: int, slice_name: str, carrier: str) -> str:
+    """The adverse slice's background kind, from its own stream (the others stay as they were)."""
+    if slice_name != "adverse_acquisition":
+        return BACKGROUNDS[0]
+    rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name], CARRIERS.index(carrier), 1])
+    if rng.random() >= PLAIN_SHARE:
+        return BACKGROUNDS[0]
+    return BACKGROUNDS[1 + int(rng.integers(0, len(BACKGROUNDS) - 1))]
 
 
 def _place(
@@ -395,6 +445,12 @@ def generate_burned_in_identifier_coverage(
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name], CARRIERS.index(carrier)])
     shape = (int(rng.integers(224, 321)), int(rng.integers(224, 321)))
     image = _background(rng, shape)
+    kind = _background_kind(seed, slice_name, carrier)
+    if kind != BACKGROUNDS[0]:
+        # A capture or a margin is larger than the text on it: a short identifier on
+        # 448-640 px covers well under 0.1 % of the pixels.
+        shape = (int(rng.integers(448, 641)), int(rng.integers(448, 641)))
+        image = plain_background(rng, kind, shape)
     taken = np.zeros(shape, dtype=bool)
 
     adverse = slice_name == "adverse_acquisition"
@@ -432,6 +488,8 @@ def generate_burned_in_identifier_coverage(
     if adverse:
         image = ndimage.gaussian_filter(image, sigma=float(rng.uniform(0.3, 0.6)))
     noise = rng.uniform(0.01, 0.02) if adverse else 0.004
+    if kind != BACKGROUNDS[0]:  # plain: none, or a little (a screen capture, a quiet margin)
+        noise = float(rng.choice([0.0, rng.uniform(0.002, 0.01)]))
     image = np.clip(image + rng.normal(0.0, noise, shape), 0.0, 1.0)
 
     attribute: str | None = "YES" if identifiers else "NO"
@@ -439,7 +497,9 @@ def generate_burned_in_identifier_coverage(
     if ambiguous:
         attribute = ["YES", "NO", None][int(rng.integers(0, 3))]
         overlays = int(rng.integers(0, 3))
-    return _source(image, seed, slice_name, carrier, identifiers, attribute, overlays, rng)
+    return _source(
+        image, seed, slice_name, carrier, identifiers, attribute, overlays, rng, background=kind
+    )
 
 
 def _source(
@@ -451,6 +511,8 @@ def _source(
     attribute: str | None,
     overlays: int,
     rng: np.random.Generator,
+    *,
+    background: str | None,
 ) -> GeneratedSource:
     """Quantise ``image`` (display range [0, 1]) for ``carrier``, encode it, attach the truth."""
     if carrier == "dicom16":
@@ -467,6 +529,7 @@ def _source(
         media_type = "image/png"
         attribute, overlays = None, 0
     truth = {
+        "background": background,
         "carrier": carrier,
         "shape": list(image.shape),
         "identifiers": identifiers,
@@ -520,4 +583,6 @@ def render_on_background(
         for line, entry in enumerate(drawn):
             entry["block"], entry["line"] = 0, line
     image = np.clip(image, 0.0, 1.0)
-    return _source(image, seed, "adverse_acquisition", carrier, drawn, "YES", 0, rng)
+    return _source(
+        image, seed, "adverse_acquisition", carrier, drawn, "YES", 0, rng, background=None
+    )

@@ -1,0 +1,68 @@
+"""The MCP control pair: replayed from its cassettes without the SDK, served live with it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pytest_openmed.contract import GateSettings, GateSpec
+from pytest_openmed.development.control_run import control_specs
+from pytest_openmed.errors import InputRefused
+from pytest_openmed.planner.cassette import StaleCassetteError
+from pytest_openmed.planner.mcp_controls import MCP_CONTROLS, evaluate_mcp_control
+
+MCP_GATES = {f"planner({control.name})" for control in MCP_CONTROLS}
+
+
+def mcp_spec(name: str) -> GateSpec:
+    return next(spec for spec in control_specs() if spec.name == name)
+
+
+def test_the_control_run_holds_the_pair_with_its_recorded_cassettes() -> None:
+    labels = {spec.label for spec in control_specs()}
+    assert labels >= MCP_GATES
+    for control in MCP_CONTROLS:
+        assert control.cassette.is_file()
+
+
+def test_the_pair_replays_without_the_sdk(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        "import sys\n"
+        "for name in ('mcp', 'mcp_types', 'uvicorn', 'starlette'):\n"
+        "    sys.modules[name] = None  # the extra is not installed\n"
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "openmed", "--openmed-controls", "-k", "mcp_agent or mcp_gullible", timeout=300
+    )
+    result.assert_outcomes(passed=2 * 21)
+    result.stdout.fnmatch_lines(
+        [
+            "PASSED  planner(mcp_agent) (21 verdicts)",
+            "PASSED  planner(mcp_gullible) (21 verdicts); expected statuses reached: *",
+        ]
+    )
+
+
+def test_a_stale_cassette_is_an_error_never_a_pass(tmp_path: Path) -> None:
+    spec = mcp_spec("mcp_agent")
+    document = json.loads(Path(spec.options["cassette"]).read_text())
+    document["runs"]["qualification"][0]["request_digest"] = "sha256:" + "0" * 64
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(document))
+    with pytest.raises(StaleCassetteError):
+        evaluate_mcp_control(replace(spec, options={**spec.options, "cassette": stale}), SETTINGS)
+
+
+def test_a_live_run_that_differs_from_the_cassette_is_an_error() -> None:
+    pytest.importorskip("mcp")
+    spec = mcp_spec("mcp_agent")
+    gullible = mcp_spec("mcp_gullible").options["planner"]
+    swapped = replace(spec, options={**spec.options, "planner": gullible})
+    with pytest.raises(InputRefused, match="differs from its recorded cassette"):
+        evaluate_mcp_control(swapped, SETTINGS)
+
+
+SETTINGS = GateSettings()
