@@ -41,11 +41,15 @@ __all__ = [
     "GATE_KINDS",
     "INJECTION_ITEMS",
     "INJECTION_STYLES",
+    "MAX_AGENT_TIME_LIMIT",
+    "MAX_PLANNER_TRIALS",
+    "MCP_TRANSPORTS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
     "PLANNER_DIALECTS",
     "PLANNER_ITEMS",
     "PLANNER_REFERENCE",
+    "PLANNER_TRIAL_KEYS",
     "SCENARIO_IDS",
     "STATUSES",
     "Evaluator",
@@ -287,6 +291,11 @@ _RULES: dict[str, _Rule] = {
     # claims
     "unsupported_rate": _above("unsupported_rate", "max_unsupported_rate", "max"),
     "interval_upper": _gate_upper,
+    # planner trials (the exact upper bound of a per-trial rate)
+    "critical_rate": _above("critical_rate_upper", "max_critical_rate", "max_critical_rate"),
+    "injection_compliance": _above(
+        "suite.compliance_upper_exact", "suite.max_injection_compliance", "max_injection_compliance"
+    ),
     "baseline_regression": _above("lower", "baseline_upper", "baseline upper"),
     # planner (critical counts in PlannerCounts order, then completion)
     "schema_invalid": _count_over_zero("schema_invalid_calls"),
@@ -370,6 +379,23 @@ INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
 #: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
 PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
 
+#: How an MCP agent reaches the governed server (``pytest_openmed.planner.mcp_server``).
+MCP_TRANSPORTS = ("stdio", "http")
+#: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
+MAX_AGENT_TIME_LIMIT = 3600
+#: Most trials (independent conversations per scenario and style) one planner gate may ask for.
+MAX_PLANNER_TRIALS = 1000
+
+#: Keys of a ``[[planner]]`` gate about trials and how they are recorded (docs/evidence.md).
+PLANNER_TRIAL_KEYS = (
+    "trials",
+    "max_critical_rate",
+    "confidence",
+    "max_injection_compliance",
+    "record_concurrency",
+    "retry_on",
+)
+
 #: Per kind, ``module:function`` of the evaluator, imported on first use.
 EVALUATORS = {
     "claims": "pytest_openmed.claims._gate:evaluate_gate",
@@ -402,6 +428,18 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: ``--openmed-isolate``: planner gates qualify their planner in a child process.
+    isolate: bool = False
+    #: Called with ``(gate label, done, total)`` after each trial a live planner gate
+    #: completes (the plugin's progress line); ``None``: silent.
+    progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+
+    def progress_for(self, label: str) -> Callable[[int, int], None] | None:
+        """:attr:`progress` bound to one gate's label."""
+        progress = self.progress
+        if progress is None:
+            return None
+        return lambda done, total: progress(label, done, total)
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,6 +472,11 @@ class GateSpec:
     def expected_status(self, item: str) -> GateStatus:
         return self.expected.get(item, GateStatus.PASSED)
 
+    def __repr__(self) -> str:
+        """Value-free: ``options`` hold absolute data and cassette paths and planner references,
+        which ``--showlocals`` would otherwise print with every traceback."""
+        return f"GateSpec(kind={self.kind!r}, items={len(self.items)}, <options hidden>)"
+
 
 #: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
 Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult | GateItemRefused]]
@@ -455,13 +498,28 @@ def planner_spec(
     dialect: str | None = None,
     cassette: Path | None = None,
     injection_suite: bool = False,
+    agent: bool = False,
+    transport: str = "http",
+    time_limit: int | None = None,
+    trials: Mapping[str, Any] | None = None,
 ) -> GateSpec:
     """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
 
     With a ``dialect`` the reference names a wire-format model function; with a
     ``cassette`` (which needs a dialect) the gate replays it and the reference
     is only called to record.  ``injection_suite`` adds one item per style.
+    With ``agent`` the reference names an MCP host's ``run_agent``, served over
+    ``transport`` with a per-scenario ``time_limit`` (the dialect is ``mcp``).
+    ``trials`` holds the already validated trial keys (:data:`PLANNER_TRIAL_KEYS`).
     """
+    if agent:
+        if dialect not in (None, "mcp") or transport not in MCP_TRANSPORTS:
+            raise InputRefused("an MCP agent gate speaks the mcp dialect over stdio or http")
+        if time_limit is not None and (
+            type(time_limit) is not int or not 0 < time_limit <= MAX_AGENT_TIME_LIMIT
+        ):
+            raise InputRefused("time_limit must be a whole number of seconds from 1 to 3600")
+        dialect = "mcp"
     if reference is not None and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
     ):
@@ -485,5 +543,11 @@ def planner_spec(
         options["cassette"] = cassette
     if injection_suite:
         options["injection_suite"] = True
+    if agent:
+        options["agent"] = {"transport": transport, "time_limit": time_limit}
+    if trials:
+        if not set(trials) <= set(PLANNER_TRIAL_KEYS):
+            raise InputRefused("planner trial keys are: " + ", ".join(PLANNER_TRIAL_KEYS))
+        options.update(trials)
     items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
     return GateSpec(kind="planner", name=name, items=items, options=options)

@@ -141,22 +141,29 @@ def _ask(planner: Planner, context: PlannerContext, catalog: ToolCatalog) -> lis
     """The planner's proposals for one turn, or the closed cause of a planner fault.
 
     Prints are discarded.  A ``SystemExit`` is a fault (``exited``), not the
-    end of the run; ``KeyboardInterrupt`` and other non-``Exception`` exits
-    propagate (the streams are restored first).  An exception's text is never kept.
+    end of the run; ``KeyboardInterrupt`` ends it (raised afresh, without the
+    planner's message or frames) and other non-``Exception`` exits propagate
+    (the streams are restored first).  An exception's text is never kept.
     """
+    interrupted = False
     with discarded_output():
         try:
             returned = planner(context, catalog)
         except (Exception, SystemExit) as error:
             return planner_error_cause(error)
-        if type(returned) is not list and type(returned) is not tuple:
-            del returned  # finalisers of a rejected object still run under the sink
-            return "returned_not_a_list"
-        if len(returned) > MAX_PROPOSALS_PER_TURN:
+        except KeyboardInterrupt:
+            interrupted = True
+        else:
+            if type(returned) is not list and type(returned) is not tuple:
+                del returned  # finalisers of a rejected object still run under the sink
+                return "returned_not_a_list"
+            if len(returned) > MAX_PROPOSALS_PER_TURN:
+                del returned
+                return "returned_too_many"
+            proposals: list[object] = list(returned)
             del returned
-            return "returned_too_many"
-        proposals: list[object] = list(returned)
-        del returned
+    if interrupted:  # a fresh one, raised here: not the planner's message, file or frames
+        raise KeyboardInterrupt from None
     return proposals
 
 

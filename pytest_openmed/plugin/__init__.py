@@ -41,6 +41,7 @@ from pytest_openmed.plugin.options import (
     parse_resamples,
     parse_seed,
     parse_shard,
+    parse_trials,
     resolve_run_options,
     run_options_key,
 )
@@ -97,6 +98,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=cli_type(parse_required),
         help="fail the run (exit 4) unless at least N gates, or the gate named GATE "
         "(claims(name) or a node id), are collected (repeatable).",
+    )
+    group.addoption(
+        "--openmed-isolate",
+        action="store_true",
+        default=False,
+        dest="openmed_isolate",
+        help="qualify planners (gates without a dialect) in a child process: a crash or "
+        "exit there is a planner error of that gate, not the end of the run.",
+    )
+    parser.addini(
+        "openmed_isolate",
+        "qualify planners in a child process (see --openmed-isolate).",
+        type="bool",
+        default=False,
     )
     group.addoption(
         "--openmed-controls",
@@ -203,6 +218,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parse_shard,
             "run only the gates of shard I of N (1-based, e.g. 2/4; ordinary tests all run).",
         ),
+        (
+            "trials",
+            parse_trials,
+            "independent conversations per scenario of each --openmed-planner gate (default 1).",
+        ),
     ):
         dest = "openmed_" + name.replace("-", "_")
         group.addoption(
@@ -302,7 +322,7 @@ def pytest_collection_modifyitems(
     """Add option-driven gates, tag marked tests, apply waivers — before ``-k``/``--lf`` select."""
     options = config.stash[run_options_key]
     if options.planners or options.controls:
-        _collect_option_gates(session, options.planners, options.controls, items)
+        _collect_option_gates(session, options.planners, options.controls, items, options.trials)
     for item in items:
         marker = item.get_closest_marker("openmed_gate")
         if marker is not None:
@@ -345,12 +365,17 @@ def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item
 
 
 def _collect_option_gates(
-    session: pytest.Session, planners: tuple[str, ...], controls: bool, items: list[pytest.Item]
+    session: pytest.Session,
+    planners: tuple[str, ...],
+    controls: bool,
+    items: list[pytest.Item],
+    trials: int | None = None,
 ) -> None:
     from pytest_openmed.contract import planner_spec
     from pytest_openmed.plugin.items import Gate
 
-    specs = [planner_spec(reference) for reference in planners]
+    per_gate = {"trials": trials} if trials is not None else None
+    specs = [planner_spec(reference, trials=per_gate) for reference in planners]
     if controls:
         from pytest_openmed.development.control_run import control_specs
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed._exact import DEFAULT_CONFIDENCE
 from pytest_openmed._jsonread import read_limited
 from pytest_openmed._toml import TomlError, cap, parse_toml
 from pytest_openmed._validate import MAX_SEED, check_int, check_rate, check_text
@@ -24,9 +25,13 @@ from pytest_openmed.contract import (
     CLAIM_CLASS_PATTERN,
     CLAIMS_CLASS_KEYS,
     CLAIMS_THRESHOLDS,
+    MAX_AGENT_TIME_LIMIT,
+    MAX_PLANNER_TRIALS,
+    MCP_TRANSPORTS,
     NAME_PATTERN,
     PLANNER_DIALECTS,
     PLANNER_REFERENCE,
+    PLANNER_TRIAL_KEYS,
     GateSpec,
     planner_spec,
 )
@@ -206,9 +211,23 @@ def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
     context.keys(
         table,
         required={"name"},
-        optional={"planner", "cassette", "dialect", "injection_suite"},
+        optional={
+            "planner",
+            "cassette",
+            "dialect",
+            "injection_suite",
+            "agent",
+            "transport",
+            "time_limit",
+            *PLANNER_TRIAL_KEYS,
+        },
     )
     name = context.name(table)
+    if "agent" in table:
+        return _parse_agent(table, context, name)
+    for key in ("transport", "time_limit"):
+        if key in table:
+            raise context.fail(key, "is only for an MCP 'agent'")
     reference = table.get("planner")
     if "planner" in table and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
@@ -226,8 +245,93 @@ def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
         raise context.fail("injection_suite", "must be true or false")
     cassette = context.path(table, "cassette") if "cassette" in table else None
     return planner_spec(
-        reference, name=name, dialect=dialect, cassette=cassette, injection_suite=suite
+        reference,
+        name=name,
+        dialect=dialect,
+        cassette=cassette,
+        injection_suite=suite,
+        trials=_planner_trials(table, context, suite, dialect is not None),
     )
+
+
+def _parse_agent(table: Mapping[str, Any], context: _Context, name: str) -> GateSpec:
+    """A planner gate of an MCP host: ``agent`` names its ``run_agent``."""
+    reference = table["agent"]
+    if type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference):
+        raise context.fail("agent", "must be a reference like 'package.module:attribute'")
+    if "planner" in table:
+        raise context.fail("planner", "cannot be set beside 'agent'")
+    if table.get("dialect", "mcp") != "mcp":
+        raise context.fail("dialect", "must be 'mcp' for an agent (or left out)")
+    transport = table.get("transport", "http")
+    if transport not in MCP_TRANSPORTS:
+        raise context.fail("transport", "must be one of: " + ", ".join(MCP_TRANSPORTS))
+    limit = context.integer(table, "time_limit", 1, MAX_AGENT_TIME_LIMIT)
+    cassette = context.path(table, "cassette") if "cassette" in table else None
+    suite = context.flag(table, "injection_suite")
+    return planner_spec(
+        reference,
+        name=name,
+        cassette=cassette,
+        injection_suite=suite,
+        trials=_planner_trials(table, context, suite, True),
+        agent=True,
+        transport=transport,
+        time_limit=limit,
+    )
+
+
+def _planner_trials(
+    table: Mapping[str, Any], context: _Context, suite: bool, wire: bool
+) -> dict[str, Any]:
+    """The trial keys of a ``[[planner]]`` table, checked; thresholds its trials cannot meet
+    are refused here, at collection, before any model is called."""
+    found: dict[str, Any] = {}
+    trials = context.integer(table, "trials", 1, MAX_PLANNER_TRIALS)
+    if trials is not None:
+        found["trials"] = trials
+    for key in ("max_critical_rate", "max_injection_compliance"):
+        value = context.rate(table, key)
+        if value is not None:
+            found[key] = value
+    if "max_injection_compliance" in found and not suite:
+        raise context.fail("max_injection_compliance", "needs injection_suite = true")
+    if "confidence" in table:
+        confidence = table["confidence"]
+        if type(confidence) is not float or not 0.0 < confidence < 1.0:
+            raise context.fail("confidence", "must be a number strictly between 0 and 1")
+        found["confidence"] = confidence
+    for key in ("record_concurrency", "retry_on"):
+        if key in table and not wire:
+            raise context.fail(key, "applies to wire-format models only (set 'dialect')")
+    concurrency = context.integer(table, "record_concurrency", 1, 64)
+    if concurrency is not None:
+        found["record_concurrency"] = concurrency
+    if "retry_on" in table:
+        names = table["retry_on"]
+        if (
+            not isinstance(names, list)
+            or len(names) > 16
+            or not all(type(item) is str and PLANNER_REFERENCE.fullmatch(item) for item in names)
+        ):
+            raise context.fail(
+                "retry_on", "must be an array of exception references like 'package.module:Name'"
+            )
+        found["retry_on"] = tuple(names)
+    if found.keys() & {"max_critical_rate", "max_injection_compliance"}:
+        from pytest_openmed.planner.trials import TrialPlan, UnderpoweredTrials
+
+        plan = TrialPlan(
+            trials=found.get("trials", 1),
+            max_critical_rate=found.get("max_critical_rate"),
+            confidence=found.get("confidence", DEFAULT_CONFIDENCE),
+            max_injection_compliance=found.get("max_injection_compliance"),
+        )
+        try:
+            plan.check_power(suite)
+        except UnderpoweredTrials as error:
+            raise context.fail("trials", f"is underpowered: {error}") from None
+    return found
 
 
 def _parse_pack(table: Mapping[str, Any], context: _Context) -> GateSpec:

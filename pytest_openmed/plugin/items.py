@@ -11,7 +11,8 @@ setup, so refused inputs are pytest *errors*; verdicts are decided in
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -179,7 +180,9 @@ class Gate(pytest.Collector):
 
     def _evaluate(self) -> Mapping[str, GateResult | GateItemRefused] | str:
         """Run the engine: its verdicts, or the fixed text of the refusal."""
-        settings = self.config.stash[run_options_key].settings
+        settings = replace(
+            self.config.stash[run_options_key].settings, progress=_progress_line(self.config)
+        )
         try:
             return evaluator_for(self.spec)(self.spec, settings)
         except _GATE_REFUSED as error:
@@ -202,10 +205,22 @@ class Gate(pytest.Collector):
         return str(refusal)
 
 
+def _progress_line(config: pytest.Config) -> Callable[[str, int, int], None] | None:
+    """A line per completed trial of a live planner gate; ``-q`` and xdist workers stay silent."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or config.get_verbosity() < 0 or hasattr(config, "workerinput"):
+        return None
+
+    def line(label: str, done: int, total: int) -> None:
+        reporter.write_line(f"openmed: {label}: trial {done} of {total} done")
+
+    return line
+
+
 def _imports_planner(spec: GateSpec, config: pytest.Config) -> bool:
     """A replaying cassette gate never imports (or calls) its model; recording does."""
-    if "planner" not in spec.options:
-        return False
+    if "planner" not in spec.options or config.stash[run_options_key].isolate:
+        return False  # isolated: the child imports it, never this process
     return "cassette" not in spec.options or config.stash[run_options_key].record
 
 

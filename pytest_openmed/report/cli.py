@@ -165,13 +165,14 @@ def _run(arguments: argparse.Namespace) -> int:
     if report is None:
         return EXIT_USAGE
     if command == "html":
-        from pytest_openmed.report.history import HistoryError, load_history
-        from pytest_openmed.report.html import render_html
+        from pytest_openmed.report.history import HistoryError, load_trends
+        from pytest_openmed.report.html import TREND_RUNS, render_html
+        from pytest_openmed.report.trend_view import StoredRun
 
-        history: list[tuple[str, dict[str, Any]]] = []
+        history: list[StoredRun] = []
         if arguments.history:
             try:
-                history, unreadable = load_history(Path(arguments.history))
+                history, unreadable = load_trends(Path(arguments.history), TREND_RUNS)
             except HistoryError as error:
                 _say(str(error))
                 return EXIT_USAGE
@@ -221,29 +222,30 @@ def _merge(arguments: argparse.Namespace) -> int:
         from pytest_openmed.report.summary import render_markdown
 
         outputs.append((arguments.markdown, render_markdown(merged)))
-    history: list[tuple[str, dict[str, Any]]] = []
-    if arguments.history:
-        from pytest_openmed.report.history import HistoryError, load_history
-
-        try:
-            history, _ = load_history(Path(arguments.history))
-        except HistoryError as error:
-            _say(str(error))
-            return EXIT_USAGE
-    if arguments.html:
-        from pytest_openmed.report.html import render_html
-
-        outputs.append((arguments.html, render_html(merged, history)))
     if arguments.sarif:
         from pytest_openmed.report.sarif import sarif_document
 
         sarif = sarif_document(merged, Path(arguments.root))
         outputs.append((arguments.sarif, json.dumps(sarif, indent=2) + "\n"))
-    if not all(_writable(path) for path, _ in outputs):
+    if not all(_writable(path) for path in (*(path for path, _ in outputs), arguments.html)):
         _say("an output file cannot be written (its directory is missing or not writable)")
         return EXIT_USAGE
     if arguments.history and not _store(Path(arguments.history), merged, text):
         return EXIT_USAGE
+    if arguments.html:
+        # Rendered after the merged run is stored: its trends end with it, as a run's do.
+        from pytest_openmed.report.history import HistoryError, load_trends
+        from pytest_openmed.report.html import TREND_RUNS, render_html
+        from pytest_openmed.report.trend_view import StoredRun
+
+        history: list[StoredRun] = []
+        if arguments.history:
+            try:
+                history, _ = load_trends(Path(arguments.history), TREND_RUNS)
+            except HistoryError as error:
+                _say(str(error))
+                return EXIT_USAGE
+        outputs.append((arguments.html, render_html(merged, history)))
     if not all(_write(path, content) for path, content in outputs):
         return EXIT_USAGE
     gates = merged["summary"]["gates"]
@@ -251,10 +253,12 @@ def _merge(arguments: argparse.Namespace) -> int:
     return EXIT_CHANGED if merged["run"]["exit_status"] else EXIT_OK
 
 
-def _writable(path: str) -> bool:
+def _writable(path: str | None) -> bool:
     """The output's directory exists and is writable, and the output is no directory."""
     import os
 
+    if path is None:
+        return True
     target = Path(path)
     parent = target.absolute().parent
     return not target.is_dir() and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)

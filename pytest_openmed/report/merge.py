@@ -50,6 +50,7 @@ _AGREEMENT: tuple[tuple[str, Any], ...] = (
     ("the run's gates (run.shard.collected)", lambda r: r["run"]["shard"]["collected"]),
     ("the balancing run (run.shard.balanced_by)", lambda r: r["run"]["shard"]["balanced_by"]),
     ("the waivers (waivers)", lambda r: [_waiver_key(w) for w in r["waivers"]]),
+    ("the baseline compared against (run.comparison)", lambda r: r["run"].get("comparison")),
     ("the hook extensions (extensions)", lambda r: r["extensions"]),
 )
 
@@ -235,6 +236,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "resamples": source["resamples"],
         "timing": _timing(reports),
         "environment": _environment(reports),
+        **({"comparison": source["comparison"]} if "comparison" in source else {}),
         "shards": [
             _shard_entry(report)
             for report in sorted(reports, key=lambda r: r["run"]["shard"]["index"])

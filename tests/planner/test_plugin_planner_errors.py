@@ -61,3 +61,21 @@ def test_a_planner_returning_none_says_so_in_terminal_junit_and_report(
     report = json.loads((pytester.path / "r.json").read_text())
     causes = [gate["metrics"]["planner_error_cause"] for gate in report["gates"]]
     assert causes == ["returned_not_a_list"] * 7
+
+
+def test_a_planner_interrupt_ends_the_run_without_its_message_or_file(
+    pytester: pytest.Pytester,
+) -> None:
+    module = f"{CANARY.lower()}_plans"
+    pytester.makepyfile(
+        **{module: f'def stop(context, catalog):\n    raise KeyboardInterrupt("{CANARY}-text")\n'}
+    )
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "gates.openmed.toml").write_text(
+        f'[[planner]]\nname = "mine"\nplanner = "{module}:stop"\n'
+    )
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = result.stdout.str() + result.stderr.str()
+    assert "KeyboardInterrupt" in output
+    assert CANARY not in output and CANARY.lower() not in output
