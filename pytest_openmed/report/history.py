@@ -122,23 +122,18 @@ _MAX_INDEX_BYTES = 64 * 1024 * 1024
 
 def _read_index(directory: Path) -> dict[str, StoredRun]:
     """Stored name -> its trend view; an unreadable or malformed index is an empty one."""
-    import json
-
+    from pytest_openmed._jsonread import loads, read_limited
     from pytest_openmed.report.trend_view import views_from_index
-
-    def refuse(_: str) -> None:
-        raise ValueError
 
     remembered = _remembered(directory)
     if remembered is not None:
         return remembered
     try:
-        with (directory / INDEX_NAME).open("rb") as handle:
-            raw = handle.read(_MAX_INDEX_BYTES + 1)
-        if len(raw) > _MAX_INDEX_BYTES:
-            return {}
-        document = json.loads(raw, parse_constant=refuse)
-    except (OSError, ValueError, RecursionError):
+        raw = read_limited(
+            directory / INDEX_NAME, _MAX_INDEX_BYTES, too_large="index", unreadable="index"
+        )
+        document = loads(raw, "index")
+    except (OSError, ValueError):
         return {}
     if not isinstance(document, dict) or document.get("version") != _INDEX_VERSION:
         return {}
