@@ -371,11 +371,18 @@ def _collect_option_gates(
     items: list[pytest.Item],
     trials: int | None = None,
 ) -> None:
-    from pytest_openmed.contract import planner_spec
+    from pytest_openmed.contract import ArgumentSource, GateSpec
+    from pytest_openmed.planner.declaration import declare
     from pytest_openmed.plugin.items import Gate
 
-    per_gate = {"trials": trials} if trials is not None else None
-    specs = [planner_spec(reference, trials=per_gate) for reference in planners]
+    specs = [
+        GateSpec(
+            "planner",
+            reference,
+            declare({"planner": reference, "trials": trials}, ArgumentSource()),
+        )
+        for reference in planners
+    ]
     if controls:
         from pytest_openmed.development.control_run import control_specs
 

@@ -70,9 +70,9 @@ parse_min_cell = _int_in(5, 1_000_000, "min_cell")
 
 def parse_trials(text: str) -> int:
     """``--openmed-trials``: conversations per scenario of each ``--openmed-planner`` gate."""
-    from pytest_openmed.contract import MAX_PLANNER_TRIALS
+    from pytest_openmed.planner.declaration import MAX_TRIALS
 
-    trials: int = _int_in(1, MAX_PLANNER_TRIALS, "trials")(text)
+    trials: int = _int_in(1, MAX_TRIALS, "trials")(text)
     return trials
 
 
@@ -147,10 +147,12 @@ parse_required.__name__ = "required gate"
 
 
 def parse_planner_ref(text: str) -> str:
-    from pytest_openmed.contract import planner_spec
+    """A planner reference ``module:attr``, checked by the planner's declaration."""
+    from pytest_openmed.contract import ArgumentSource
+    from pytest_openmed.planner.declaration import declare
 
-    reference: str = planner_spec(text).options["planner"]
-    return reference
+    declare({"planner": text}, ArgumentSource())
+    return text
 
 
 @dataclass(frozen=True, slots=True)
