@@ -592,7 +592,7 @@ def form_lines(count: int) -> list[Target]:
                     abstained += 1
                     continue
                 analysed += 1
-                fs, truth = source.truth["sampling_rate_hz"], source.truth
+                truth = source.truth
                 # The truth is exact: a mark before the QRS onset (on a pacing stimulus)
                 # or after its offset is outside, with no tolerance.
                 spans = [(b["qrs_onset"], b["qrs_offset"]) for b in truth["beats"]]

@@ -638,10 +638,11 @@ def _print_level(
 
     Every placeholder on a page is printed alike in grey, lighter than ink: the
     print is the median peak of the placeholder boxes that read lighter than
-    ``grey_max`` (:data:`_GREY_PRINT_MAX` of the page's ink), measured on this very page (blur and toner included). A box
-    that reads as dark as ink has been written over (or its hint is printed
-    black) and says nothing about the print: when every box is such, the print
-    cannot be told from an entry (``None``). 0 without placeholders.
+    ``grey_max`` (:data:`_GREY_PRINT_MAX` of the page's ink), measured on this
+    very page (blur and toner included). A box that reads as dark as ink has
+    been written over (or its hint is printed black) and says nothing about the
+    print: when every box is such, the print cannot be told from an entry
+    (``None``). 0 without placeholders.
     """
     peaks = []
     for form_field, crop in zip(fields, crops, strict=True):
