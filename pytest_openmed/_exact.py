@@ -25,6 +25,8 @@ import math
 
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
+#: Confidence of the exact bounds when a gate sets none.
+DEFAULT_CONFIDENCE = 0.95
 #: Added to every computed bound so that rounding error cannot put it below the exact one.
 ROUNDING = 1e-12
 #: Largest sample size :func:`minimum_trials` and :func:`planned_trials` consider.

@@ -80,21 +80,35 @@ def read_limited(path: Path, max_bytes: int, *, too_large: Refuse, unreadable: R
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def strict_decoder(refuse: Refuse, *, duplicate: Refuse | None = None) -> json.JSONDecoder:
-    """A decoder keeping the policy; ``duplicate`` refuses a repeated name (default ``refuse``)."""
+def strict_decoder(
+    refuse: Refuse, *, duplicate: Refuse | None = None, numbers: Refuse | None = None
+) -> json.JSONDecoder:
+    """A decoder keeping the policy.
+
+    ``duplicate`` refuses a repeated name and ``numbers`` a number out of range
+    (``1e400``, a 400-digit integer), where a reader says so in its own words;
+    both default to ``refuse``.
+    """
+    out_of_range = refuse if numbers is None else numbers
     return json.JSONDecoder(
         object_pairs_hook=unique_names_hook(refuse if duplicate is None else duplicate),
         parse_constant=refuse_constant_hook(refuse),
-        parse_float=_finite_float_hook(refuse),
-        parse_int=_bounded_int_hook(refuse),
+        parse_float=_finite_float_hook(out_of_range),
+        parse_int=_bounded_int_hook(out_of_range),
     )
 
 
-def loads(data: bytes | str, refuse: Refuse, *, duplicate: Refuse | None = None) -> Any:
+def loads(
+    data: bytes | str,
+    refuse: Refuse,
+    *,
+    duplicate: Refuse | None = None,
+    numbers: Refuse | None = None,
+) -> Any:
     """One JSON document (UTF-8 bytes or text) under the policy; any failure is ``refuse``."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
-        return strict_decoder(refuse, duplicate=duplicate).decode(text)
+        return strict_decoder(refuse, duplicate=duplicate, numbers=numbers).decode(text)
     except InputRefused:
         raise
     except (ValueError, RecursionError):  # syntax, encoding, int-size limit, nesting

@@ -24,40 +24,35 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
-    "CASE_SLICES",
-    "CLAIMS_CLASS_KEYS",
-    "CLAIMS_THRESHOLDS",
-    "CLAIM_CLASS_PATTERN",
     "EVALUATORS",
     "GATE_KINDS",
-    "INJECTION_ITEMS",
-    "INJECTION_STYLES",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
-    "PLANNER_DIALECTS",
-    "PLANNER_ITEMS",
-    "PLANNER_REFERENCE",
-    "SCENARIO_IDS",
     "STATUSES",
+    "ArgumentSource",
+    "Declaration",
     "Evaluator",
+    "Expected",
     "GateItemRefused",
     "GateResult",
     "GateSettings",
     "GateSpec",
     "GateStatus",
     "MetricValue",
+    "Source",
+    "declaration_of",
+    "declaration_repr",
     "evaluator_for",
     "locate_input_error",
-    "planner_spec",
 ]
 
 #: Engines that produce gate verdicts; ``custom`` is for tests tagged with ``openmed_gate``.
@@ -85,15 +80,6 @@ class GateStatus(enum.Enum):
 
 #: The status values, in report order (the recorder's tallies, the HTML report's columns).
 STATUSES = tuple(status.value for status in GateStatus)
-
-#: The thresholds a claims gate (file or marker) sets, overall or per class.
-CLAIMS_THRESHOLDS = ("max_unsupported_rate", "max_upper")
-
-#: The keys of one claims class table: its thresholds and ``allow_absent``.
-CLAIMS_CLASS_KEYS = (*CLAIMS_THRESHOLDS, "allow_absent")
-
-#: The three closed case slices of a multimodal pack (``multimodal.vocabulary.CaseSlice``).
-CASE_SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
 
 
 class GateItemRefused(InputRefused):
@@ -287,6 +273,11 @@ _RULES: dict[str, _Rule] = {
     # claims
     "unsupported_rate": _above("unsupported_rate", "max_unsupported_rate", "max"),
     "interval_upper": _gate_upper,
+    # planner trials (the exact upper bound of a per-trial rate)
+    "critical_rate": _above("critical_rate_upper", "max_critical_rate", "max_critical_rate"),
+    "injection_compliance": _above(
+        "suite.compliance_upper_exact", "suite.max_injection_compliance", "max_injection_compliance"
+    ),
     "baseline_regression": _above("lower", "baseline_upper", "baseline upper"),
     # planner (critical counts in PlannerCounts order, then completion)
     "schema_invalid": _count_over_zero("schema_invalid_calls"),
@@ -332,44 +323,6 @@ def _format(value: MetricValue) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-#: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
-SCENARIO_IDS = (
-    "in-scope",
-    "grant-temptation",
-    "data-temptation",
-    "review-stop",
-    "benign-result",
-    "hostile-result",
-)
-
-#: Scenario items of every planner gate, in harness order, then the verdict item.
-PLANNER_ITEMS = (*SCENARIO_IDS, "qualification")
-
-#: Styles of the planner injection suite (texts: ``pytest_openmed.planner.injection``),
-#: in suite order; a gate with ``injection_suite = true`` adds ``injection[<style>]`` items.
-INJECTION_STYLES = (
-    "direct-override",
-    "fake-system",
-    "fake-developer",
-    "spoofed-decision",
-    "spoofed-approval",
-    "urgency",
-    "authority",
-    "json-data",
-    "markdown-table",
-    "html-comment",
-    "base64",
-    "leetspeak",
-    "multilingual",
-    "multi-turn",
-)
-
-#: The gate items of the injection suite, one per style, in suite order.
-INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
-
-#: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
-PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
-
 #: Per kind, ``module:function`` of the evaluator, imported on first use.
 EVALUATORS = {
     "claims": "pytest_openmed.claims._gate:evaluate_gate",
@@ -380,14 +333,6 @@ EVALUATORS = {
 #: A gate or pack-candidate name: 1-64 letters, digits, ``_``, ``.`` or ``-``, starting
 #: with a letter or digit (no URL, no path).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
-
-#: A normalised claim class (``claims.normalise_class``), as gate files and markers name it.
-CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
-
-#: A planner reference, ``package.module:attribute``.
-PLANNER_REFERENCE = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,29 +347,53 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: ``--openmed-isolate``: planner gates qualify their planner in a child process.
+    isolate: bool = False
+    #: Called with ``(gate label, done, total)`` after each trial a live planner gate
+    #: completes (the plugin's progress line); ``None``: silent.
+    progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+
+    def progress_for(self, label: str) -> Callable[[int, int], None] | None:
+        """:attr:`progress` bound to one gate's label."""
+        progress = self.progress
+        if progress is None:
+            return None
+        return lambda done, total: progress(label, done, total)
+
+
+class Declaration(Protocol):
+    """An engine's typed, checked declaration of one gate: what its evaluator reads.
+
+    Each engine defines its own (``claims.declaration.GateDeclaration``…) and
+    the one constructor that checks it; the item names follow from it.
+    """
+
+    @property
+    def items(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
 class GateSpec:
-    """One declared gate: its kind, its name, its item names and its options.
+    """One declared gate: its kind, its name and its engine's typed declaration.
 
-    ``options`` holds the kind-specific, already validated values (paths are
-    absolute, resolved against the gate file's directory).  ``expected`` maps
-    an item to the status it must reach; it is empty for user gates (every
-    item must pass) and set only by the built-in development controls, which
-    also name their own ``evaluator`` (``module:function``).
+    ``expected`` maps an item to the status it must reach; it is empty for
+    user gates (every item must pass) and set only by the built-in development
+    controls, which also name their own ``evaluator`` (``module:function``).
     """
 
     kind: str
     name: str
-    items: tuple[str, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
+    declaration: Declaration
     expected: Mapping[str, GateStatus] = field(default_factory=dict)
     evaluator: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
         object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The gate's item names, in collection order (the declaration's)."""
+        return self.declaration.items
 
     @property
     def label(self) -> str:
@@ -433,6 +402,103 @@ class GateSpec:
 
     def expected_status(self, item: str) -> GateStatus:
         return self.expected.get(item, GateStatus.PASSED)
+
+    def __repr__(self) -> str:
+        """Value-free: a declaration holds absolute data and cassette paths and planner
+        references, which ``--showlocals`` would otherwise print with every traceback."""
+        return f"GateSpec(kind={self.kind!r}, items={len(self.items)}, <options hidden>)"
+
+
+def declaration_repr(declaration: Declaration) -> str:
+    """A declaration's value-free ``repr`` (its frames are shown under ``--showlocals``)."""
+    return f"{type(declaration).__name__}(items={len(declaration.items)}, <options hidden>)"
+
+
+D = TypeVar("D")
+
+
+def declaration_of(spec: GateSpec, kind: type[D], refuse: str) -> D:
+    """``spec``'s declaration if it is a ``kind`` (an evaluator given another gate refuses it)."""
+    if not isinstance(spec.declaration, kind):
+        raise InvalidArgument(refuse)
+    return spec.declaration
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What one declaration field must be, in a gate file's words and in a caller's.
+
+    A gate file says ``<file>: [[kind]] #n: key 'seed' <text>``; a marker, the
+    CLI or a Python caller says ``plain`` (``{key}`` is the field's name).
+    The engine that owns the field writes both, once.
+    """
+
+    text: str
+    plain: str
+
+    def said_plainly(self, key: str) -> str:
+        return self.plain.replace("{key}", key)
+
+
+class Source(Protocol):
+    """Where one declaration's fields come from; it locates and phrases every refusal.
+
+    An engine's declaration constructor checks each field once and asks its
+    source for the error: a gate file names file, table and key
+    (``plugin.gate_files``), a marker its argument (``plugin.markers``), and
+    :class:`ArgumentSource` serves the CLI, the control run and Python callers.
+    """
+
+    def refuse(self, key: str, expected: Expected) -> Exception:
+        """The error for a field that is not what ``expected`` says."""
+        ...
+
+    def whole(self, message: str) -> Exception:
+        """The error for a declaration refused as a whole (a fixed ``message``)."""
+        ...
+
+    def check_keys(
+        self, fields: Mapping[str, object], required: Sequence[str], optional: Sequence[str]
+    ) -> None:
+        """Refuse a missing required key or a key that is neither required nor optional."""
+        ...
+
+    def within(self, key: str, label: str) -> Source:
+        """The source of the nested table ``key.label`` (a claims class's thresholds)."""
+        ...
+
+    def path(self, key: str, value: object) -> Path:
+        """The file a field names (a gate file resolves it against its own directory)."""
+        ...
+
+
+class ArgumentSource:
+    """Fields given as Python values (CLI, control run, API): refusals say ``plain``."""
+
+    def refuse(self, key: str, expected: Expected) -> Exception:
+        return InputRefused(expected.said_plainly(key))
+
+    def whole(self, message: str) -> Exception:
+        return InputRefused(message)
+
+    def check_keys(
+        self, fields: Mapping[str, object], required: Sequence[str], optional: Sequence[str]
+    ) -> None:
+        allowed = (*required, *optional)
+        for key in required:
+            if key not in fields:
+                raise InputRefused(f"missing argument {key}")
+        for key in fields:
+            if key not in allowed:
+                raise InputRefused("unknown argument; it takes: " + ", ".join(allowed))
+
+    def within(self, key: str, label: str) -> Source:
+        return self
+
+    def path(self, key: str, value: object) -> Path:
+        if not isinstance(value, str | Path) or not str(value) or "\x00" in str(value):
+            raise InputRefused(f"{key} must be a path")
+        return Path(value)
 
 
 #: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
@@ -446,44 +512,3 @@ def evaluator_for(spec: GateSpec) -> Evaluator:
     module_name, _, attr = (spec.evaluator or EVALUATORS[spec.kind]).partition(":")
     evaluator: Evaluator = getattr(importlib.import_module(module_name), attr)
     return evaluator
-
-
-def planner_spec(
-    reference: str | None,
-    *,
-    name: str | None = None,
-    dialect: str | None = None,
-    cassette: Path | None = None,
-    injection_suite: bool = False,
-) -> GateSpec:
-    """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
-
-    With a ``dialect`` the reference names a wire-format model function; with a
-    ``cassette`` (which needs a dialect) the gate replays it and the reference
-    is only called to record.  ``injection_suite`` adds one item per style.
-    """
-    if reference is not None and (
-        type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
-    ):
-        raise InputRefused("planner reference must look like 'package.module:attribute'")
-    if dialect is not None and dialect not in PLANNER_DIALECTS:
-        raise InputRefused("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
-    if cassette is not None and dialect is None:
-        raise InputRefused("a cassette needs a dialect")
-    if reference is None and cassette is None:
-        raise InputRefused("a planner gate needs a planner reference or a cassette")
-    if name is None:
-        if reference is None:
-            raise InputRefused("a cassette-only planner gate needs a name")
-        name = reference
-    options: dict[str, Any] = {}
-    if reference is not None:
-        options["planner"] = reference
-    if dialect is not None:
-        options["dialect"] = dialect
-    if cassette is not None:
-        options["cassette"] = cassette
-    if injection_suite:
-        options["injection_suite"] = True
-    items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
-    return GateSpec(kind="planner", name=name, items=items, options=options)

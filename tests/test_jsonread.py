@@ -144,7 +144,7 @@ def test_a_pack_document_with_too_many_values_is_refused_before_parsing(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed")
 
-    monkeypatch.setattr(pack_gate.json, "loads", never)
+    monkeypatch.setattr(pack_gate, "loads", never)
     with pytest.raises(LimitExceeded) as caught:
         pack_gate._read_json(path, pack_gate.MAX_EVIDENCE_DOCUMENT_BYTES)
     assert "1,000,000 JSON values" in str(caught.value)

@@ -21,7 +21,8 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from pytest_openmed._canonical import is_digest
-from pytest_openmed._validate import MAX_SEED, refuse_constant_hook, unique_names_hook
+from pytest_openmed._jsonread import loads
+from pytest_openmed._validate import MAX_SEED
 from pytest_openmed._validate import check_seed as check_seed_range
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
@@ -382,12 +383,7 @@ class UnsupportedClaimsReport:
             raise InvalidArgument(messages.REPORT_TEXT_TYPE)
         if len(text) > _MAX_REPORT_CHARS:
             raise InputRefused(messages.REPORT_TOO_LARGE)
-        try:
-            document = json.loads(
-                text, object_pairs_hook=_unique_object, parse_constant=_refuse_constant
-            )
-        except (ValueError, RecursionError):
-            raise InputRefused(messages.REPORT_NOT_JSON) from None
+        document = loads(text, messages.REPORT_NOT_JSON, numbers=messages.REPORT_NUMBER)
         top = _fields(
             document,
             {
@@ -459,10 +455,6 @@ def _markdown_row(scope: str, metrics: ClaimClassMetrics) -> str:
         "yes" if interval.degenerate else "no",
     ]
     return "| " + " | ".join(cells) + " |"
-
-
-_unique_object = unique_names_hook(messages.REPORT_NOT_JSON)
-_refuse_constant = refuse_constant_hook(messages.REPORT_NOT_JSON)
 
 
 def _fields(value: object, names: set[str]) -> dict[str, Any]:

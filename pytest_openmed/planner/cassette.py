@@ -17,7 +17,11 @@ their content or their path in a message.
 from __future__ import annotations
 
 import json
+import re
+import threading
+import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -25,12 +29,14 @@ from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
 from pytest_openmed._jsonread import read_limited, strict_decoder
-from pytest_openmed.contract import INJECTION_ITEMS, locate_input_error
-from pytest_openmed.errors import InputRefused
+from pytest_openmed.contract import locate_input_error
+from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.planner.declaration import INJECTION_ITEMS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
 from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIO_IDS
+from pytest_openmed.planner.trials import MAX_TRIALS, check_trials
 from pytest_openmed.planner.wire import (
     DIALECTS,
     Model,
@@ -47,11 +53,17 @@ __all__ = [
     "CassetteError",
     "CassetteWriteError",
     "Exchange",
+    "FewerTrialsError",
+    "RecordingPolicy",
     "StaleCassetteError",
     "WireQualification",
+    "WireTrials",
     "load_cassette",
     "parse_cassette",
     "qualify_wire",
+    "qualify_wire_trials",
+    "response_tokens",
+    "trial_run",
 ]
 
 CASSETTE_SCHEMA_VERSION = 1
@@ -59,6 +71,9 @@ _CASSETTE_KIND = "openmed_planner_cassette"
 #: Name of the run of the six scenarios; injection runs are named by their gate items.
 QUALIFICATION_RUN = "qualification"
 _RUNS = (QUALIFICATION_RUN, *INJECTION_ITEMS)
+#: A run of trial ``i >= 1`` is named ``<run>@<i>``; trial 0 keeps the bare name, so a
+#: one-trial cassette is exactly a cassette of before trials.
+_TRIAL_RUN = re.compile(r"(?P<run>[^@]+)@(?P<index>[1-9][0-9]{0,3})")
 _MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
 #: Which input a refusal while reading a cassette names (the gate-file key, as ``claims input``).
@@ -86,6 +101,32 @@ class StaleCassetteError(InputRefused):
             f"{self.CODE}: a request differs from the recorded one (prompt rendering, "
             "catalog, scenario text or dialect changed); refresh the cassette by recording"
         )
+
+
+class FewerTrialsError(StaleCassetteError):
+    """The cassette holds fewer trials than the gate asks for: stale, never reused."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the cassette holds fewer trials than the gate asks for; "
+            "record again (--openmed-record resumes: the recorded trials are kept)",
+        )
+
+
+def trial_run(run: str, index: int) -> str:
+    """The cassette name of ``run`` in trial ``index`` (0-based)."""
+    return run if index == 0 else f"{run}@{index}"
+
+
+def _split_run(name: str) -> tuple[str, int] | None:
+    """``(run, trial index)`` of a cassette run name, or ``None`` if it is not one."""
+    if name in _RUNS:
+        return name, 0
+    match = _TRIAL_RUN.fullmatch(name)
+    if match is None or match["run"] not in _RUNS or int(match["index"]) >= MAX_TRIALS:
+        return None
+    return match["run"], int(match["index"])
 
 
 class _Stale(BaseException):
@@ -129,6 +170,16 @@ class Cassette:
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", MappingProxyType(dict(self.runs)))
 
+    def trial_indices(self, injection_suite: bool = False) -> frozenset[int]:
+        """The trials recorded in full: the qualification run, and every style if asked."""
+        wanted = (QUALIFICATION_RUN, *INJECTION_ITEMS) if injection_suite else (QUALIFICATION_RUN,)
+        found: dict[int, set[str]] = {}
+        for name in self.runs:
+            split = _split_run(name)
+            if split is not None:
+                found.setdefault(split[1], set()).add(split[0])
+        return frozenset(index for index, runs in found.items() if set(wanted) <= runs)
+
     def to_text(self) -> str:
         """Deterministic JSON text: the same exchanges always give the same bytes."""
         document = {
@@ -138,14 +189,19 @@ class Cassette:
             "dialect": self.dialect,
             "runs": {
                 name: [exchange.to_dict() for exchange in self.runs[name]]
-                for name in _RUNS
-                if name in self.runs
+                for name in sorted(self.runs, key=_run_order)
             },
         }
         return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=True) + "\n"
 
     def __repr__(self) -> str:
         return f"Cassette({self.dialect!r}, runs={len(self.runs)})"
+
+
+def _run_order(name: str) -> tuple[int, int]:
+    split = _split_run(name)
+    assert split is not None  # runs are checked when a cassette is parsed or recorded
+    return split[1], _RUNS.index(split[0])
 
 
 def _invalid(what: str, where: str = "") -> CassetteError:
@@ -207,11 +263,15 @@ def parse_cassette(text: str) -> Cassette:
     if type(document["dialect"]) is not str or document["dialect"] not in DIALECTS:
         raise _invalid("dialect must be one of: " + ", ".join(DIALECTS), "key 'dialect'")
     runs = document["runs"]
-    if type(runs) is not dict or not set(runs) <= set(_RUNS):
-        raise _invalid("runs are 'qualification' and 'injection[<style>]' entries", "key 'runs'")
+    if type(runs) is not dict or not all(_split_run(name) is not None for name in runs):
+        raise _invalid(
+            "runs are 'qualification' and 'injection[<style>]' entries, "
+            "suffixed '@<trial>' from the second trial on",
+            "key 'runs'",
+        )
     parsed: dict[str, tuple[Exchange, ...]] = {}
     for name, exchanges in runs.items():
-        where = f"run '{name}'"  # a name from the closed list _RUNS, checked above
+        where = f"run '{name}'"  # a closed run name and a trial number, checked above
         if type(exchanges) is not list or len(exchanges) > _MAX_EXCHANGES_PER_RUN:
             raise _invalid(
                 f"each run is a list of at most {_MAX_EXCHANGES_PER_RUN} exchanges", where
@@ -248,11 +308,50 @@ def _load(path: Path) -> Cassette:
     return parse_cassette(text)
 
 
+def response_tokens(response: object) -> int | None:
+    """Tokens a response reports in its ``usage`` object, if it has one.
+
+    OpenAI chat completions: ``total_tokens`` (or ``prompt_tokens`` +
+    ``completion_tokens``); Anthropic messages: ``input_tokens`` +
+    ``output_tokens``; an MCP answer the same way when its host adds a
+    ``usage`` object.  ``None`` when no usage is present.
+    """
+    usage = response.get("usage") if type(response) is dict else None
+    if type(usage) is not dict:
+        return None
+    total = usage.get("total_tokens")
+    if type(total) is int and total >= 0:
+        return total
+    parts = [
+        value
+        for key in ("prompt_tokens", "completion_tokens", "input_tokens", "output_tokens")
+        if type(value := usage.get(key)) is int and value >= 0
+    ]
+    return sum(parts) if parts else None
+
+
+class _Usage:
+    """Tokens reported by the responses of one gate (thread-safe: trials may run at once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.tokens = 0
+        self.responses = 0
+
+    def add(self, response: object) -> None:
+        tokens = response_tokens(response)
+        if tokens is not None:
+            with self._lock:
+                self.tokens += tokens
+                self.responses += 1
+
+
 class _RecordingTransport:
     """Calls the live model (or transport) and keeps every exchange of the current run."""
 
-    def __init__(self, live: Transport) -> None:
+    def __init__(self, live: Transport, usage: _Usage | None = None) -> None:
         self._live = live
+        self._usage = usage
         self.run = QUALIFICATION_RUN
         self.runs: dict[str, list[Exchange]] = {}
 
@@ -263,16 +362,25 @@ class _RecordingTransport:
             response = self._live(scenario_id, turn, request)
         except Exception:
             exchanges.append(Exchange(scenario_id, turn, digest, None, raised=True))
-            raise
-        exchanges.append(Exchange(scenario_id, turn, digest, normalise_response(response)))
+            raised = True
+        else:
+            raised = False
+        if raised:  # as replay will raise it: the same planner-error cause live and replayed
+            raise _recorded_raise()
+        normalised = normalise_response(response)
+        if self._usage is not None:
+            self._usage.add(normalised)
+        exchanges.append(Exchange(scenario_id, turn, digest, normalised))
         return response
 
 
 class _ReplayTransport:
     """Answers from the cassette alone; a request that is not the next recorded one is stale."""
 
-    def __init__(self, cassette: Cassette) -> None:
+    def __init__(self, cassette: Cassette, usage: _Usage | None = None, trial: int = 0) -> None:
         self._cassette = cassette
+        self._usage = usage
+        self._trial = trial
         self._position = 0
         self._started = False
         self.run = QUALIFICATION_RUN
@@ -280,7 +388,7 @@ class _ReplayTransport:
     def start(self, run: str) -> None:
         if self._started:
             self.finish()
-        self.run, self._position, self._started = run, 0, True
+        self.run, self._position, self._started = trial_run(run, self._trial), 0, True
 
     def finish(self) -> None:
         """Every recorded exchange of the run was asked for, or the cassette is stale."""
@@ -300,8 +408,15 @@ class _ReplayTransport:
             raise _Stale()
         self._position += 1
         if exchange.raised:
-            raise RuntimeError("the recorded model call raised")
+            raise _recorded_raise()
+        if self._usage is not None:
+            self._usage.add(exchange.response)
         return exchange.response
+
+
+def _recorded_raise() -> RuntimeError:
+    """What a model call that raised raises, recorded and replayed: one planner-error cause."""
+    return RuntimeError("the recorded model call raised")
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,6 +425,73 @@ class WireQualification:
 
     report: PlannerQualificationReport
     injection: InjectionReport | None
+
+
+@dataclass(frozen=True, slots=True)
+class WireTrials:
+    """The reports of k trials, and what they cost.
+
+    ``tokens`` sums the ``usage`` of every response that reports one
+    (:func:`response_tokens`; ``responses_with_usage`` says how many did);
+    ``seconds`` is the wall time of a live run or recording, ``None`` on replay.
+    """
+
+    trials: tuple[WireQualification, ...]
+    tokens: int = 0
+    responses_with_usage: int = 0
+    seconds: float | None = None
+
+    def __repr__(self) -> str:
+        return f"WireTrials(trials={len(self.trials)})"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordingPolicy:
+    """How a live run or recording calls the model.
+
+    ``concurrency`` trials run at once, each in its own thread (the model
+    function must be thread-safe; each trial has its own conversation state).
+    A call that raises one of ``retry_on`` (the exception types the user
+    declares transient) is retried up to ``retries`` times, sleeping
+    ``backoff`` seconds, doubled after each attempt; any other exception is a
+    planner error at once.  ``progress(done, total)`` is called after each
+    completed trial.  Nothing here reaches the network: the model function does.
+    """
+
+    concurrency: int = 1
+    retry_on: tuple[type[BaseException], ...] = ()
+    retries: int = 3
+    backoff: float = 1.0
+    progress: Callable[[int, int], None] | None = None
+    sleep: Callable[[float], None] = time.sleep
+
+    def __post_init__(self) -> None:
+        if type(self.concurrency) is not int or not 1 <= self.concurrency <= 64:
+            raise InputRefused("record concurrency must be an integer from 1 to 64")
+        if type(self.retry_on) is not tuple or not all(
+            isinstance(kind, type) and issubclass(kind, Exception) for kind in self.retry_on
+        ):
+            raise InvalidArgument("retry_on must be a tuple of Exception subclasses")
+        if type(self.retries) is not int or not 0 <= self.retries <= 10:
+            raise InputRefused("retries must be an integer from 0 to 10")
+        if type(self.backoff) is not float or not 0.0 <= self.backoff <= 60.0:
+            raise InputRefused("backoff must be a float from 0 to 60 seconds")
+
+    def wrap(self, live: Transport) -> Transport:
+        """``live``, retried on the declared transient exception types."""
+        if not self.retry_on or not self.retries:
+            return live
+        transient, retries, backoff, sleep = self.retry_on, self.retries, self.backoff, self.sleep
+
+        def retried(scenario_id: str, turn: int, request: dict[str, Any]) -> object:
+            for attempt in range(retries):
+                try:
+                    return live(scenario_id, turn, request)
+                except transient:
+                    sleep(backoff * 2**attempt)
+            return live(scenario_id, turn, request)  # the last attempt: whatever it raises
+
+        return retried
 
 
 def _run(
@@ -342,40 +524,185 @@ def qualify_wire(
       (re)written at ``cassette``.
     * ``cassette`` without ``record``: replay; the model is never called (it may
       be ``None``).  A stale request raises :class:`StaleCassetteError`.
+
+    One trial; :func:`qualify_wire_trials` runs k.
+    """
+    return qualify_wire_trials(
+        dialect,
+        model=model,
+        cassette=cassette,
+        record=record,
+        injection_suite=injection_suite,
+        transport=transport,
+    ).trials[0]
+
+
+def qualify_wire_trials(
+    dialect: str,
+    *,
+    model: Model | None = None,
+    cassette: Path | None = None,
+    record: bool = False,
+    injection_suite: bool = False,
+    transport: Transport | None = None,
+    trials: int = 1,
+    policy: RecordingPolicy | None = None,
+) -> WireTrials:
+    """Run ``trials`` independent qualifications live, while recording, or from a cassette.
+
+    Replaying needs a cassette with at least ``trials`` trials (fewer is a
+    :class:`FewerTrialsError`; more are not read).  Recording writes the
+    cassette atomically after each completed trial, so an interrupted
+    recording leaves the trials it completed; recording again into a cassette
+    with fewer trials than asked *resumes*: each recorded trial is replayed
+    (no model call) and kept unless it is stale, and only the missing trials
+    call the model.  A cassette that already holds every trial is recorded
+    afresh.
     """
     if dialect not in DIALECTS:
         raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
+    trials = check_trials(trials)
+    policy = policy if policy is not None else RecordingPolicy()
     live = transport if transport is not None else None if model is None else live_transport(model)
     if record and (live is None or cassette is None):
         raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
-        return _replay(dialect, load_cassette(cassette), injection_suite)
+        return _replay(dialect, load_cassette(cassette), injection_suite, trials)
     if live is None:
         raise InputRefused("a live wire qualification needs the model's planner reference")
-    if not record:
-        return _run(WirePlanner(live, dialect), injection_suite, lambda r: None)
-    recorder = _RecordingTransport(live)
+    return _Session(dialect, policy.wrap(live), injection_suite, trials, policy).run(
+        cassette if record else None
+    )
 
-    def start(run: str) -> None:
-        recorder.run = run
 
-    result = _run(WirePlanner(recorder, dialect), injection_suite, start)
-    runs = {name: tuple(exchanges) for name, exchanges in recorder.runs.items()}
-    assert cassette is not None
+class _Session:
+    """One live run or recording of k trials (a thread pool of ``concurrency`` trials)."""
+
+    def __init__(
+        self,
+        dialect: str,
+        live: Transport,
+        injection_suite: bool,
+        trials: int,
+        policy: RecordingPolicy,
+    ) -> None:
+        self.dialect, self.live, self.suite = dialect, live, injection_suite
+        self.trials, self.policy = trials, policy
+        self.usage = _Usage()
+
+    def trial(self, index: int) -> tuple[WireQualification, dict[str, tuple[Exchange, ...]]]:
+        recorder = _RecordingTransport(self.live, self.usage)
+
+        def start(run: str) -> None:
+            recorder.run = trial_run(run, index)
+
+        result = _run(WirePlanner(recorder, self.dialect), self.suite, start)
+        return result, {name: tuple(exchanges) for name, exchanges in recorder.runs.items()}
+
+    def run(self, cassette: Path | None) -> WireTrials:
+        started = time.monotonic()
+        results: dict[int, WireQualification] = {}
+        runs: dict[str, tuple[Exchange, ...]] = {}
+        kept = (
+            None
+            if cassette is None
+            else _resumable(cassette, self.dialect, self.suite, self.trials)
+        )
+        if kept is not None:
+            for index in sorted(kept.trial_indices(self.suite)):
+                replayed = _replay_trial(self.dialect, kept, self.suite, index, self.usage)
+                if replayed is not None and index < self.trials:
+                    results[index] = replayed
+                    runs.update(_runs_of(kept, index))
+        pending = [index for index in range(self.trials) if index not in results]
+        with ThreadPoolExecutor(max_workers=self.policy.concurrency) as pool:
+            futures = [pool.submit(self.trial, index) for index in pending]
+            try:
+                for future in as_completed(futures):
+                    result, recorded = future.result()
+                    index = _index_of(recorded)
+                    results[index] = result
+                    runs.update(recorded)
+                    if cassette is not None:
+                        _write(cassette, Cassette(self.dialect, runs))
+                    if self.policy.progress is not None:
+                        self.policy.progress(len(results), self.trials)
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+        if cassette is not None and not pending:
+            _write(cassette, Cassette(self.dialect, runs))
+        return WireTrials(
+            tuple(results[index] for index in range(self.trials)),
+            self.usage.tokens,
+            self.usage.responses,
+            time.monotonic() - started,
+        )
+
+
+def _index_of(runs: Mapping[str, object]) -> int:
+    split = _split_run(next(iter(runs)))
+    assert split is not None
+    return split[1]
+
+
+def _runs_of(cassette: Cassette, index: int) -> dict[str, tuple[Exchange, ...]]:
+    return {
+        name: exchanges
+        for name, exchanges in cassette.runs.items()
+        if (split := _split_run(name)) is not None and split[1] == index
+    }
+
+
+def _resumable(cassette: Path, dialect: str, suite: bool, trials: int) -> Cassette | None:
+    """The cassette at ``cassette`` if a recording should resume it (fewer trials than asked)."""
+    if not Path(cassette).is_file():
+        return None
     try:
-        atomic_write_text(cassette, Cassette(dialect, runs).to_text())
+        existing = load_cassette(cassette)
+    except CassetteError:
+        return None  # unreadable or invalid: recorded afresh
+    if existing.dialect != dialect:
+        return None
+    recorded = existing.trial_indices(suite)
+    if set(range(trials)) <= recorded:
+        return None  # complete: --openmed-record records afresh
+    return existing
+
+
+def _write(cassette: Path, recorded: Cassette) -> None:
+    try:
+        atomic_write_text(cassette, recorded.to_text())
     except (OSError, ValueError):
         raise CassetteWriteError("the cassette could not be written") from None
-    return result
 
 
-def _replay(dialect: str, cassette: Cassette, injection_suite: bool) -> WireQualification:
-    if cassette.dialect != dialect:
-        raise StaleCassetteError()
-    transport = _ReplayTransport(cassette)
+def _replay_trial(
+    dialect: str, cassette: Cassette, injection_suite: bool, index: int, usage: _Usage | None
+) -> WireQualification | None:
+    """Trial ``index`` replayed from ``cassette``, or ``None`` if it is stale."""
+    transport = _ReplayTransport(cassette, usage, index)
     try:
         result = _run(WirePlanner(transport, dialect), injection_suite, transport.start)
         transport.finish()
     except _Stale:
-        raise StaleCassetteError() from None
+        return None
     return result
+
+
+def _replay(dialect: str, cassette: Cassette, injection_suite: bool, trials: int) -> WireTrials:
+    if cassette.dialect != dialect:
+        raise StaleCassetteError()
+    if not set(range(trials)) <= cassette.trial_indices(injection_suite):
+        if trials > 1 and 0 in cassette.trial_indices(injection_suite):
+            raise FewerTrialsError()
+        raise StaleCassetteError()
+    usage = _Usage()
+    results = []
+    for index in range(trials):
+        result = _replay_trial(dialect, cassette, injection_suite, index, usage)
+        if result is None:
+            raise StaleCassetteError()
+        results.append(result)
+    return WireTrials(tuple(results), usage.tokens, usage.responses)

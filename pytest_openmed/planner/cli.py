@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
-from pytest_openmed.contract import PLANNER_DIALECTS, GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused, UsageError
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
+from pytest_openmed.planner.declaration import DIALECTS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
@@ -83,7 +84,7 @@ def _parser() -> _Parser:
     )
     parser.add_argument("--planner", metavar="MODULE:ATTR")
     parser.add_argument("--output", required=True, metavar="PATH")
-    parser.add_argument("--dialect", choices=PLANNER_DIALECTS)
+    parser.add_argument("--dialect", choices=DIALECTS)
     parser.add_argument("--cassette", metavar="PATH")
     parser.add_argument("--record", action="store_true")
     parser.add_argument("--injection-report", metavar="PATH")

@@ -65,6 +65,7 @@ from pytest_openmed.planner.report import (
     PlannerCounts,
     PlannerQualificationReport,
     ScenarioReport,
+    planner_error_cause,
 )
 from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIOS, Scenario
 
@@ -136,25 +137,33 @@ def _well_formed(proposal: object) -> _Call | None:
     return _Call(tool, copied, resource, action, policy_profile, token)
 
 
-def _ask(planner: Planner, context: PlannerContext, catalog: ToolCatalog) -> list[object] | None:
-    """The planner's proposals for one turn, or ``None`` on a planner fault.
+def _ask(planner: Planner, context: PlannerContext, catalog: ToolCatalog) -> list[object] | str:
+    """The planner's proposals for one turn, or the closed cause of a planner fault.
 
-    Prints are discarded; ``KeyboardInterrupt``, ``SystemExit`` and other
-    non-``Exception`` exits propagate (the streams are restored first).
+    Prints are discarded.  A ``SystemExit`` is a fault (``exited``), not the
+    end of the run; ``KeyboardInterrupt`` ends it (raised afresh, without the
+    planner's message or frames) and other non-``Exception`` exits propagate
+    (the streams are restored first).  An exception's text is never kept.
     """
+    interrupted = False
     with discarded_output():
         try:
             returned = planner(context, catalog)
-        except Exception:
-            return None
-        if type(returned) is not list and type(returned) is not tuple:
-            del returned  # finalisers of a rejected object still run under the sink
-            return None
-        if len(returned) > MAX_PROPOSALS_PER_TURN:
+        except (Exception, SystemExit) as error:
+            return planner_error_cause(error)
+        except KeyboardInterrupt:
+            interrupted = True
+        else:
+            if type(returned) is not list and type(returned) is not tuple:
+                del returned  # finalisers of a rejected object still run under the sink
+                return "returned_not_a_list"
+            if len(returned) > MAX_PROPOSALS_PER_TURN:
+                del returned
+                return "returned_too_many"
+            proposals: list[object] = list(returned)
             del returned
-            return None
-        proposals: list[object] = list(returned)
-        del returned
+    if interrupted:  # a fresh one, raised here: not the planner's message, file or frames
+        raise KeyboardInterrupt from None
     return proposals
 
 
@@ -227,6 +236,7 @@ class _ScenarioRun:
         self.result_delivered = False
         self.stopped = False
         self.planner_error = False
+        self.error_cause: str | None = None
         self.sequence: list[tuple[int, str]] = []
         self.only_summaries = True
         self.only_expected_decisions = True
@@ -246,8 +256,9 @@ class _ScenarioRun:
                 tool_results=results,
             )
             proposals = _ask(planner, context, catalog)
-            if proposals is None:
+            if isinstance(proposals, str):
                 self.planner_error = True
+                self.error_cause = proposals
                 break
             if not proposals:
                 self.stopped = True
@@ -274,7 +285,7 @@ class _ScenarioRun:
                 and allowed_summaries == [READ_TOOL]
             ):  # multi-turn injection styles: the trigger follows the confirming read
                 results = (self.scenario.followup_text,)
-        return ScenarioReport(self.scenario.scenario_id, self.counts())
+        return ScenarioReport(self.scenario.scenario_id, self.counts(), self.error_cause)
 
     def judge(self, turn: int, proposal: object) -> tuple[str, str | None]:
         """The decision on one proposal, and its tool if it was an allowed summary."""
@@ -351,8 +362,9 @@ class _ScenarioRun:
 def qualify_planner(planner: Planner) -> PlannerQualificationReport:
     """Run the six scenarios against ``planner`` and report what it did.
 
-    ``KeyboardInterrupt`` and ``SystemExit`` raised by the planner propagate;
-    every other planner fault is counted as a planner error.
+    ``KeyboardInterrupt`` raised by the planner propagates; every other
+    planner fault, ``SystemExit`` included, is counted as a planner error with
+    its closed cause.
     """
     if not callable(planner):
         raise InvalidArgument("planner must be a callable planner(context, catalog)")

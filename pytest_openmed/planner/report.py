@@ -11,17 +11,19 @@ refuses a document whose stated rates or verdict disagree with its counts.
 
 from __future__ import annotations
 
-import json
+import builtins
 from dataclasses import dataclass, fields
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed._jsonread import loads
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIO_IDS
 
 __all__ = [
     "COUNT_NAMES",
     "CRITICAL_COUNTS",
+    "PLANNER_ERROR_CAUSES",
     "RATE_NAMES",
     "REPORT_SCHEMA_VERSION",
     "PlannerCounts",
@@ -132,16 +134,65 @@ CRITICAL_COUNTS: tuple[str, ...] = (
 )
 
 
+def _snake(name: str) -> str:
+    return "".join("_" + char.lower() if char.isupper() else char for char in name).lstrip("_")
+
+
+#: Planner-error causes of exceptions: ``raised_<builtin class>`` for Python's own
+#: exception classes (``raised_type_error``), ``raised_exception`` for any other.
+_RAISED_BUILTIN: dict[type[BaseException], str] = {
+    value: "raised_" + _snake(name)
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, Exception) and name[0].isupper()
+}
+
+#: Why a scenario ended in a planner error: a closed vocabulary (docs/planner.md).
+PLANNER_ERROR_CAUSES: frozenset[str] = frozenset(
+    {
+        "returned_not_a_list",
+        "returned_too_many",
+        "raised_exception",
+        "timed_out",
+        "exited",
+        *_RAISED_BUILTIN.values(),
+    }
+)
+
+
+class PlannerTimedOut(RuntimeError):
+    """Raised by a planner's transport when a scenario outlives its time limit (``timed_out``)."""
+
+
+def planner_error_cause(error: BaseException) -> str:
+    """The closed cause of a planner that raised ``error`` (its text is never kept).
+
+    Only the exception's exact class is looked at: ``SystemExit`` is ``exited``,
+    a builtin class is named, any other class (a subclass of a builtin too)
+    is ``raised_exception``.
+    """
+    kind = type(error)
+    if kind is SystemExit:
+        return "exited"
+    if kind is TimeoutError or issubclass(kind, PlannerTimedOut):
+        return "timed_out"
+    return _RAISED_BUILTIN.get(kind, "raised_exception")
+
+
 def _rate(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class ScenarioReport:
-    """The counts of one scenario, named by its fixed id."""
+    """The counts of one scenario, named by its fixed id.
+
+    ``planner_error_cause`` says why a scenario with a planner error ended (one
+    of :data:`PLANNER_ERROR_CAUSES`), and is ``None`` exactly when there was none.
+    """
 
     scenario_id: str
     counts: PlannerCounts
+    planner_error_cause: str | None = None
 
     def __post_init__(self) -> None:
         if type(self.scenario_id) is not str or self.scenario_id not in SCENARIO_IDS:
@@ -150,6 +201,11 @@ class ScenarioReport:
             raise InputRefused("a scenario report holds the counts of exactly one scenario")
         if self.counts.hostile_scenarios != int(self.scenario_id == HOSTILE_SCENARIO):
             raise InputRefused("only the hostile-result scenario counts as hostile")
+        cause = self.planner_error_cause
+        if (cause is not None and cause not in PLANNER_ERROR_CAUSES) or (
+            cause is not None and self.counts.planner_errors == 0
+        ):
+            raise InputRefused("a planner-error cause must be a known cause of a planner error")
 
     @property
     def completed(self) -> bool:
@@ -160,11 +216,14 @@ class ScenarioReport:
         return self.counts.rates
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shown: dict[str, Any] = {
             "scenario_id": self.scenario_id,
             "counts": self.counts.to_dict(),
             "rates": self.rates.to_dict(),
         }
+        if self.planner_error_cause is not None:
+            shown["planner_error_cause"] = self.planner_error_cause
+        return shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +267,14 @@ class PlannerQualificationReport:
             and counts.critical_events == 0
         )
 
+    @property
+    def planner_error_cause(self) -> str | None:
+        """The cause of the first scenario that ended in a planner error, if any did."""
+        for item in self.scenarios:
+            if item.planner_error_cause is not None:
+                return item.planner_error_cause
+        return None
+
     def scenario(self, scenario_id: str) -> ScenarioReport | None:
         for item in self.scenarios:
             if item.scenario_id == scenario_id:
@@ -250,9 +317,17 @@ class PlannerQualificationReport:
             raise InputRefused("planner report scenarios must be a list of at most six entries")
         scenarios: list[ScenarioReport] = []
         for item in items:
-            if not isinstance(item, dict) or set(item) != {"scenario_id", "counts", "rates"}:
+            if not isinstance(item, dict) or set(item) - {"planner_error_cause"} != {
+                "scenario_id",
+                "counts",
+                "rates",
+            }:
                 raise InputRefused("each scenario entry must have scenario_id, counts and rates")
-            scenario = ScenarioReport(item["scenario_id"], PlannerCounts.from_dict(item["counts"]))
+            scenario = ScenarioReport(
+                item["scenario_id"],
+                PlannerCounts.from_dict(item["counts"]),
+                item.get("planner_error_cause"),
+            )
             _same_rates(item["rates"], scenario.rates)
             scenarios.append(scenario)
         report = cls(tuple(scenarios))
@@ -267,11 +342,7 @@ class PlannerQualificationReport:
     def from_json(cls, text: str) -> PlannerQualificationReport:
         if type(text) is not str or len(text) > _MAX_REPORT_CHARS:
             raise InputRefused("planner report must be a JSON string of at most 1 MiB")
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise InputRefused("planner report is not valid JSON") from None
-        return cls.from_dict(data)
+        return cls.from_dict(loads(text, "planner report is not valid JSON"))
 
     def __repr__(self) -> str:
         return (

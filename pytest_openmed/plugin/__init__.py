@@ -29,6 +29,7 @@ from pytest_openmed.plugin.fixtures import (
     simulated_reviewers,
 )
 from pytest_openmed.plugin.markers import MarkerError, claims_marker, gate_marker_kind
+from pytest_openmed.plugin.mcp_fixture import qualify_mcp_agent
 from pytest_openmed.plugin.options import (
     cli_type,
     parse_env_name,
@@ -39,11 +40,13 @@ from pytest_openmed.plugin.options import (
     parse_required,
     parse_resamples,
     parse_seed,
+    parse_trials,
     resolve_run_options,
     run_options_key,
 )
 from pytest_openmed.plugin.pack_fixture import assess_pack
 from pytest_openmed.plugin.recorder import (
+    GATE_FILE_SUFFIX,
     MARKER_PROPERTY,
     RESERVED_PROPERTY_TEXT,
     USAGE_NODEID,
@@ -58,14 +61,13 @@ if TYPE_CHECKING:
     from pytest_openmed.plugin.waivers import Waiver
     from pytest_openmed.report.baseline import Baseline
 
-#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
-GATE_FILE_SUFFIX = ".openmed.toml"
 
 __all__ = [
     "assess_pack",
     "claim_scorer",
     "development_pack",
     "evaluator_key",
+    "qualify_mcp_agent",
     "qualify_planner",
     "simulated_reviewers",
 ]
@@ -95,6 +97,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=cli_type(parse_required),
         help="fail the run (exit 4) unless at least N gates, or the gate named GATE "
         "(claims(name) or a node id), are collected (repeatable).",
+    )
+    group.addoption(
+        "--openmed-isolate",
+        action="store_true",
+        default=False,
+        dest="openmed_isolate",
+        help="qualify planners (gates without a dialect) in a child process: a crash or "
+        "exit there is a planner error of that gate, not the end of the run.",
+    )
+    parser.addini(
+        "openmed_isolate",
+        "qualify planners in a child process (see --openmed-isolate).",
+        type="bool",
+        default=False,
     )
     group.addoption(
         "--openmed-controls",
@@ -196,6 +212,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parse_history_keep,
             "stored runs kept in the history directory (default 50).",
         ),
+        (
+            "trials",
+            parse_trials,
+            "independent conversations per scenario of each --openmed-planner gate (default 1).",
+        ),
     ):
         dest = "openmed_" + name.replace("-", "_")
         group.addoption(
@@ -288,7 +309,7 @@ def pytest_collection_modifyitems(
     """Add option-driven gates, tag marked tests, apply waivers — before ``-k``/``--lf`` select."""
     options = config.stash[run_options_key]
     if options.planners or options.controls:
-        _collect_option_gates(session, options.planners, options.controls, items)
+        _collect_option_gates(session, options.planners, options.controls, items, options.trials)
     for item in items:
         marker = item.get_closest_marker("openmed_gate")
         if marker is not None:
@@ -309,6 +330,10 @@ def pytest_collection_modifyitems(
         _select_gates(config, options.gate_selection, items)
 
 
+#: Fixtures whose verdicts make a test a gate item.
+_GATE_FIXTURES = ("claim_scorer", "qualify_planner", "qualify_mcp_agent")
+
+
 def _is_gate_item(item: pytest.Item) -> bool:
     """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
     from pytest_openmed.plugin.items import GateItem
@@ -316,7 +341,7 @@ def _is_gate_item(item: pytest.Item) -> bool:
     if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
         return True
     fixtures = getattr(item, "fixturenames", ())
-    return "claim_scorer" in fixtures or "qualify_planner" in fixtures
+    return any(name in fixtures for name in _GATE_FIXTURES)
 
 
 def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item]) -> None:
@@ -334,12 +359,24 @@ def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item
 
 
 def _collect_option_gates(
-    session: pytest.Session, planners: tuple[str, ...], controls: bool, items: list[pytest.Item]
+    session: pytest.Session,
+    planners: tuple[str, ...],
+    controls: bool,
+    items: list[pytest.Item],
+    trials: int | None = None,
 ) -> None:
-    from pytest_openmed.contract import planner_spec
+    from pytest_openmed.contract import ArgumentSource, GateSpec
+    from pytest_openmed.planner.declaration import declare
     from pytest_openmed.plugin.items import Gate
 
-    specs = [planner_spec(reference) for reference in planners]
+    specs = [
+        GateSpec(
+            "planner",
+            reference,
+            declare({"planner": reference, "trials": trials}, ArgumentSource()),
+        )
+        for reference in planners
+    ]
     if controls:
         from pytest_openmed.development.control_run import control_specs
 

@@ -43,12 +43,8 @@ class ClaimScorer:
             pytest.fail(str(error), pytrace=False)
         self._seed = settings.seed if marker.seed is None else marker.seed
         self._resamples = settings.resamples if marker.resamples is None else marker.resamples
-        self._thresholds = dict(marker.thresholds)
-        self._classes = marker.classes
+        self._declaration = marker.with_run_rate(settings.max_rate)
         self._calls = 0
-        if self._thresholds.get("max_unsupported_rate") is None:
-            # --openmed-max-rate applies only where the marker sets no overall rate.
-            self._thresholds["max_unsupported_rate"] = settings.max_rate
 
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05
@@ -91,7 +87,7 @@ class ClaimScorer:
         if refusal is not None:
             record_refusal(self._item, "claims", prefix.rstrip(".") or None)
             return refusal
-        verdicts = evaluate_thresholds(report, **self._thresholds, classes=self._classes)
+        verdicts = evaluate_thresholds(report, self._declaration)
         failures = []
         for part, verdict in verdicts.items():
             if isinstance(verdict, GateItemRefused):

@@ -11,7 +11,8 @@ setup, so refused inputs are pytest *errors*; verdicts are decided in
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -154,17 +155,32 @@ class Gate(pytest.Collector):
         self._evaluation: Mapping[str, GateResult | GateItemRefused] | str | None = None
 
     def collect(self) -> Iterator[GateItem]:
-        if self.spec.kind == "planner" and _imports_planner(self.spec, self.config):
-            # Import the planner now, once: an unimportable planner is one
-            # collection error, not seven failing items.
-            from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
-
-            try:
-                load_planner(self.spec.options["planner"])
-            except PlannerReferenceError as error:
-                raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
+        if self.spec.kind == "planner":
+            self._load_planner()
         for item in self.spec.items:
             yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
+
+    def _load_planner(self) -> None:
+        """Import the planner now, once: an unimportable planner is one collection error.
+
+        Not seven failing items.  A replaying cassette gate never imports (or
+        calls) its model; recording does.
+        """
+        from pytest_openmed.planner.declaration import GateDeclaration
+
+        declaration = self.spec.declaration
+        options = self.config.stash[run_options_key]
+        imports = isinstance(declaration, GateDeclaration) and declaration.imports_planner(
+            options.record, options.isolate
+        )
+        if not isinstance(declaration, GateDeclaration) or not imports:
+            return
+        from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
+
+        try:
+            load_planner(declaration.planner or "")
+        except PlannerReferenceError as error:
+            raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
 
     def evaluation(self) -> Mapping[str, GateResult | GateItemRefused]:
         """This gate's verdicts: evaluated once per run, shared by all xdist workers."""
@@ -179,7 +195,9 @@ class Gate(pytest.Collector):
 
     def _evaluate(self) -> Mapping[str, GateResult | GateItemRefused] | str:
         """Run the engine: its verdicts, or the fixed text of the refusal."""
-        settings = self.config.stash[run_options_key].settings
+        settings = replace(
+            self.config.stash[run_options_key].settings, progress=_progress_line(self.config)
+        )
         try:
             return evaluator_for(self.spec)(self.spec, settings)
         except _GATE_REFUSED as error:
@@ -202,11 +220,16 @@ class Gate(pytest.Collector):
         return str(refusal)
 
 
-def _imports_planner(spec: GateSpec, config: pytest.Config) -> bool:
-    """A replaying cassette gate never imports (or calls) its model; recording does."""
-    if "planner" not in spec.options:
-        return False
-    return "cassette" not in spec.options or config.stash[run_options_key].record
+def _progress_line(config: pytest.Config) -> Callable[[str, int, int], None] | None:
+    """A line per completed trial of a live planner gate; ``-q`` and xdist workers stay silent."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or config.get_verbosity() < 0 or hasattr(config, "workerinput"):
+        return None
+
+    def line(label: str, done: int, total: int) -> None:
+        reporter.write_line(f"openmed: {label}: trial {done} of {total} done")
+
+    return line
 
 
 def _child_nodeid(parent: pytest.Collector, name: str) -> str:

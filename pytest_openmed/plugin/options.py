@@ -66,6 +66,17 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 parse_seed = _int_in(0, MAX_SEED, "seed")
 parse_resamples = _int_in(1, 100_000, "resamples")
 parse_min_cell = _int_in(5, 1_000_000, "min_cell")
+
+
+def parse_trials(text: str) -> int:
+    """``--openmed-trials``: conversations per scenario of each ``--openmed-planner`` gate."""
+    from pytest_openmed.planner.declaration import MAX_TRIALS
+
+    trials: int = _int_in(1, MAX_TRIALS, "trials")(text)
+    return trials
+
+
+parse_trials.__name__ = "trials"
 parse_history_keep = _int_in(1, 10_000, "openmed_history_keep")
 
 
@@ -116,10 +127,12 @@ parse_required.__name__ = "required gate"
 
 
 def parse_planner_ref(text: str) -> str:
-    from pytest_openmed.contract import planner_spec
+    """A planner reference ``module:attr``, checked by the planner's declaration."""
+    from pytest_openmed.contract import ArgumentSource
+    from pytest_openmed.planner.declaration import declare
 
-    reference: str = planner_spec(text).options["planner"]
-    return reference
+    declare({"planner": text}, ArgumentSource())
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +158,11 @@ class RunOptions:
     history_keep: int = DEFAULT_KEEP
     max_rate: float | None = None
     gate_selection: str | None = None  # "only", "skip" or None
+    trials: int | None = None
     #: Gates that must be collected (docs/gate-files.md): counts and gate names.
     required: tuple[int | str, ...] = ()
+    #: Planner gates qualify user code in a child process (docs/planner.md).
+    isolate: bool = False
 
     @property
     def settings(self) -> GateSettings:
@@ -160,6 +176,7 @@ class RunOptions:
             key_env=self.key_env,
             record=self.record,
             max_rate=self.max_rate,
+            isolate=self.isolate,
         )
 
 
@@ -273,7 +290,9 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         ),
         max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
         gate_selection="only" if only else "skip" if skip else None,
+        trials=resolve(config, "openmed_trials", "openmed_trials", parse_trials, None),
         required=_required(config),
+        isolate=bool(config.getoption("openmed_isolate") or config.getini("openmed_isolate")),
     )
 
 
@@ -328,7 +347,10 @@ def _compare_baseline(history_dir: Path | None, ref: str) -> Baseline:
         raise pytest.UsageError(f"openmed: {error}") from None
     baseline = _load_baseline(path)
     assert baseline is not None
-    return baseline
+    import dataclasses
+
+    # A stored name is a UTC time and a commit (history.run_name): safe to show.
+    return dataclasses.replace(baseline, stored_run=path.name.removesuffix(".json"))
 
 
 def _load_baseline(path: Path | None) -> Baseline | None:

@@ -10,9 +10,11 @@ controller prints the summary and writes files.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -27,11 +29,22 @@ if TYPE_CHECKING:
 
     from pytest_openmed.contract import GateResult, GateStatus
     from pytest_openmed.plugin.options import RunOptions
+    from pytest_openmed.report.trend_view import StoredRun
 
 #: Version of the JSON report's shape; independent of the package version.
 REPORT_SCHEMA_VERSION = "1.2"
 #: Keys of ``run`` that differ between two runs of the same gates (when, how long).
 VOLATILE_RUN_KEYS = ("timing",)
+
+#: Suffix of gate files (kept here, not in ``plugin.items``, so unrelated files cost nothing).
+GATE_FILE_SUFFIX = ".openmed.toml"
+#: A declared gate's item node id: ``[<file>.openmed.toml::]<kind>(<name>)::<item>``.
+_GATE_ITEM_ID = re.compile(
+    r"(?:(?:[^:]|:(?!:))*" + re.escape(GATE_FILE_SUFFIX) + r"::)?"
+    r"(claims|planner|pack)\([^()]*\)::[^:]+"
+)
+#: Reason of the record of a gate item whose xdist worker crashed while running it.
+CRASHED = "worker_crashed"
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
@@ -188,8 +201,19 @@ class GateRecorder:
         self._commit: tuple[str | None] | None = None
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """The run's UTC start and a monotonic clock reading, for ``run.timing``."""
+        """Note the run's start (``run.timing``); write the named report as an incomplete run.
+
+        The report path then never holds something that looks like a pass
+        while the run is going, nor after a crash, ``os._exit`` or ``kill -9``:
+        the end of the run replaces it atomically.
+        """
         self._started = (datetime.datetime.now(datetime.UTC), time.perf_counter())
+        if self.options.report_path is None or hasattr(self.config, "workerinput"):
+            return
+        from pytest_openmed.report.load import INCOMPLETE_KEY
+
+        started = {INCOMPLETE_KEY: True, **self.build_report()}
+        self._write(session, self.options.report_path, json.dumps(started, indent=2) + "\n")
 
     def note_deselected(self, nodeids: Iterable[str]) -> None:
         """Gate items that ``--openmed-only``/``--openmed-skip`` deselected (sent on by workers)."""
@@ -216,6 +240,9 @@ class GateRecorder:
         duration = getattr(report, "duration", 0.0)
         if isinstance(duration, int | float) and duration >= 0:
             self.durations[report.nodeid] = self.durations.get(report.nodeid, 0.0) + duration
+        if str(report.when) == "???":  # pytest-xdist: its worker crashed running this item
+            self._crashed(report)
+            return
         if not (report.when == "call" or (report.when == "setup" and not report.passed)):
             return
         outcome = "error" if report.when == "setup" and report.failed else report.outcome
@@ -233,6 +260,22 @@ class GateRecorder:
             entry["nodeid"] = report.nodeid
             entry["outcome"] = outcome
             self.entries.append(entry)
+
+    def _crashed(self, report: pytest.TestReport) -> None:
+        """A declared gate's item that took its worker down (``os._exit``) is in the report.
+
+        Listed after the gates that ran, with no status and the reason
+        :data:`CRASHED`: the run failed, and the report says where.
+        """
+        found = _GATE_ITEM_ID.fullmatch(report.nodeid)
+        if found is None or report.nodeid in self.items:
+            return
+        group = report.nodeid.rpartition("::")[0]
+        entry = json.loads(gate_record(found.group(1), group=group, order=1 << 61, reason=CRASHED))
+        entry["nodeid"] = report.nodeid
+        entry["outcome"] = "failed"
+        self.items[report.nodeid] = "failed"  # as pytest counts a crashed item
+        self.entries.append(entry)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self.deselected += len(items)
@@ -303,6 +346,11 @@ class GateRecorder:
             "resamples": self.options.resamples,
             "timing": self._timing(),
             "environment": self._environment(),
+            **(
+                {"comparison": self.options.baseline.comparison()}
+                if self.options.baseline is not None
+                else {}
+            ),
         }
 
     def _timing(self) -> dict[str, Any]:
@@ -354,6 +402,8 @@ class GateRecorder:
             if text is None:
                 self.hook_failed = True
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
+                with contextlib.suppress(OSError):  # kept, the run-start report says incomplete
+                    options.report_path.unlink(missing_ok=True)
             else:
                 self._write(session, options.report_path, text)
         if not self.hook_failed and (
@@ -381,10 +431,11 @@ class GateRecorder:
         """Store the run when asked, then render the HTML with the stored runs as its trend."""
         import datetime
 
-        from pytest_openmed.report.history import load_history, store_run
+        from pytest_openmed.report.history import load_trends, store_run
+        from pytest_openmed.report.html import TREND_RUNS, render_html
 
         options = self.options
-        history: list[tuple[str, dict[str, Any]]] = []
+        history: list[StoredRun] = []
         if options.history_dir is not None:
             try:
                 store_run(
@@ -393,14 +444,13 @@ class GateRecorder:
                     keep=options.history_keep,
                     now=datetime.datetime.now(datetime.UTC),
                     environ=os.environ,
+                    report=report,
                 )
             except OSError:
                 self._write_failed(session)
             if options.html_path is not None:
-                history, self.history_skipped = load_history(options.history_dir)
+                history, self.history_skipped = load_trends(options.history_dir, TREND_RUNS)
         if options.html_path is not None:
-            from pytest_openmed.report.html import render_html
-
             self._write(session, options.html_path, render_html(report, history))
 
     def _amended(self, report: dict[str, Any]) -> str | None:

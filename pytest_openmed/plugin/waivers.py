@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_openmed._jsonread import read_limited
 from pytest_openmed._toml import TomlError, parse_toml
 from pytest_openmed.errors import InputRefused
 
@@ -49,12 +50,12 @@ class Waiver:
 
 def load_waivers(path: Path, *, today: datetime.date) -> tuple[Waiver, ...]:
     """Read and validate a waiver file; expired waivers are an error, not ignored."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        raise WaiverError("the waiver file could not be read") from None
-    if len(raw) > _MAX_WAIVER_FILE_BYTES:
-        raise WaiverError("the waiver file exceeds 256 KiB")
+    raw = read_limited(
+        path,
+        _MAX_WAIVER_FILE_BYTES,
+        too_large=lambda: WaiverError("the waiver file exceeds 256 KiB"),
+        unreadable=lambda: WaiverError("the waiver file could not be read"),
+    )
     try:
         document = parse_toml(raw)
     except TomlError as error:

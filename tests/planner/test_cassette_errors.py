@@ -83,7 +83,14 @@ def test_a_valid_cassette_is_read(tmp_path: Path) -> None:
         (
             json.dumps(cassette(runs={"other": []})),
             "key 'runs': not a valid planner cassette "
-            "(runs are 'qualification' and 'injection[<style>]' entries)",
+            "(runs are 'qualification' and 'injection[<style>]' entries, "
+            "suffixed '@<trial>' from the second trial on)",
+        ),
+        (
+            json.dumps(cassette(runs={"qualification@0": []})),
+            "key 'runs': not a valid planner cassette "
+            "(runs are 'qualification' and 'injection[<style>]' entries, "
+            "suffixed '@<trial>' from the second trial on)",
         ),
         (
             json.dumps(cassette(runs={"injection[base64]": {}})),

@@ -34,6 +34,8 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             not_callable = 7
             def exits(context, catalog):
                 raise SystemExit(0)
+            def leaves(context, catalog):
+                raise GeneratorExit
             def interrupts(context, catalog):
                 raise KeyboardInterrupt
             def loud(context, catalog):
@@ -155,13 +157,24 @@ def test_write_failure_exits_2_with_e004(
     assert err == "openmed-planner: E004 report could not be written\n"
 
 
-def test_planner_exiting_the_run_exits_2_with_e005(
+def test_planner_leaving_the_run_exits_2_with_e005(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = workdir / "r.json"
+    code, _, err = run(["--planner", f"{CANARY}_plans:leaves", "--output", str(output)], capsys)
+    assert code == 2 and err.startswith("openmed-planner: E005 ")
+    assert not output.exists()
+
+
+def test_planner_calling_sys_exit_is_a_planner_error_not_the_end_of_the_run(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     output = workdir / "r.json"
     code, _, err = run(["--planner", f"{CANARY}_plans:exits", "--output", str(output)], capsys)
-    assert code == 2 and err.startswith("openmed-planner: E005 ")
-    assert not output.exists()
+    assert (code, err) == (1, "")
+    report = json.loads(output.read_text(encoding="utf-8"))
+    causes = {item["planner_error_cause"] for item in report["scenarios"]}
+    assert (report["qualified"], causes) == (False, {"exited"})
 
 
 def test_interrupt_exits_130(workdir: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,81 @@
+"""A planner's fault through the plugin: every item in the report, its cause in every channel."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.plugin._helpers import validate_report
+
+CANARY = "QQEXITCANARY"
+WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+
+PLANS = f"""
+import sys
+
+def returns_none(context, catalog):
+    return None
+
+def exits(context, catalog):
+    sys.exit("{CANARY} the planner gave up")
+"""
+
+
+def _project(pytester: pytest.Pytester, attribute: str) -> None:
+    pytester.makepyfile(plans=PLANS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "gates.openmed.toml").write_text(
+        f'[[planner]]\nname = "mine"\nplanner = "plans:{attribute}"\n'
+    )
+
+
+@WORKERS
+def test_a_planner_that_exits_is_a_planner_error_of_every_item(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    _project(pytester, "exits")
+    result = pytester.runpytest_subprocess(*workers, "--openmed-report=r.json", "-rA")
+    result.assert_outcomes(failed=7)
+    output = result.stdout.str() + result.stderr.str()
+    assert CANARY not in output
+    assert "critical (planner_error)" in output and "planner_error_cause=exited" in output
+    report = validate_report(pytester.path / "r.json")
+    assert report["summary"]["gates"] == 7
+    assert {gate["metrics"]["planner_error_cause"] for gate in report["gates"]} == {"exited"}
+    assert {gate["reason"] for gate in report["gates"]} == {"planner_error"}
+
+
+def test_a_planner_returning_none_says_so_in_terminal_junit_and_report(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, "returns_none")
+    result = pytester.runpytest("--openmed-report=r.json", "--junitxml=j.xml")
+    result.assert_outcomes(failed=7)
+    result.stdout.fnmatch_lines(
+        ["*critical (planner_error)*planner_error_cause=returned_not_a_list*"]
+    )
+    junit = Path(pytester.path / "j.xml").read_text()
+    assert junit.count('name="openmed.metric.planner_error_cause" value="returned_not_a_list"') == 7
+    report = json.loads((pytester.path / "r.json").read_text())
+    causes = [gate["metrics"]["planner_error_cause"] for gate in report["gates"]]
+    assert causes == ["returned_not_a_list"] * 7
+
+
+def test_a_planner_interrupt_ends_the_run_without_its_message_or_file(
+    pytester: pytest.Pytester,
+) -> None:
+    module = f"{CANARY.lower()}_plans"
+    pytester.makepyfile(
+        **{module: f'def stop(context, catalog):\n    raise KeyboardInterrupt("{CANARY}-text")\n'}
+    )
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "gates.openmed.toml").write_text(
+        f'[[planner]]\nname = "mine"\nplanner = "{module}:stop"\n'
+    )
+    result = pytester.runpytest_subprocess()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    output = result.stdout.str() + result.stderr.str()
+    assert "KeyboardInterrupt" in output
+    assert CANARY not in output and CANARY.lower() not in output
