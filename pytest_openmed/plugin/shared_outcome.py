@@ -116,7 +116,12 @@ def _dump(outcome: Outcome) -> str:
     for item, result in outcome.items():
         if isinstance(result, GateItemRefused):  # fixed message and closed label only
             verdicts[item] = {
-                "refused_item": [str(result.args[0]), result.subject, dict(result.figures)]
+                "refused_item": [
+                    str(result.args[0]),
+                    result.subject,
+                    dict(result.figures),
+                    result.reason,
+                ]
             }
         else:
             verdicts[item] = result.to_dict()
@@ -130,8 +135,8 @@ def _load(text: str) -> Outcome:
     outcome: dict[str, GateResult | GateItemRefused] = {}
     for item, data in document["verdicts"].items():
         if "refused_item" in data:
-            message, subject, figures = data["refused_item"]
-            outcome[item] = GateItemRefused(message, subject, figures)
+            message, subject, figures, reason = data["refused_item"]
+            outcome[item] = GateItemRefused(message, subject, figures, reason)
         else:
             outcome[item] = GateResult.from_dict(data)
     return outcome
