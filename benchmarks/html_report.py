@@ -86,9 +86,31 @@ def _entry(index: int) -> dict[str, Any]:
 
 def synthetic_report(verdicts: int) -> dict[str, Any]:
     return {
-        "schema_version": "1.0",
+        "schema_version": "1.2",
         "generator": {"name": "pytest-openmed", "version": "0.1.0"},
         "non_diagnostic": True,
+        "run": {
+            "exit_status": 0,
+            "partial_selection": False,
+            "keyword_selection": False,
+            "marker_selection": False,
+            "last_failed": False,
+            "deselected": 0,
+            "stopped_early": False,
+            "seed": 0,
+            "resamples": 1000,
+            "timing": {
+                "started": "2026-12-01T12:00:00.000000Z",
+                "duration": 2.0,
+                "gates": {},
+            },
+            "environment": {
+                "python": "3.11.7",
+                "pytest": "9.0.3",
+                "platform": "Linux-x86_64",
+                "commit": None,
+            },
+        },
         "summary": {
             "gates": verdicts,
             "outcomes": {"passed": verdicts, "failed": 0, "error": 0, "skipped": 0},
@@ -98,6 +120,14 @@ def synthetic_report(verdicts: int) -> dict[str, Any]:
                 "critical": 0,
                 "blocked": 0,
                 "hold": 0,
+            },
+            "items": {
+                "passed": verdicts,
+                "failed": 0,
+                "error": 0,
+                "skipped": 0,
+                "xfailed": 0,
+                "xpassed": 0,
             },
         },
         "gates": [_entry(index) for index in range(verdicts)],

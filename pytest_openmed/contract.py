@@ -41,7 +41,9 @@ __all__ = [
     "GATE_KINDS",
     "INJECTION_ITEMS",
     "INJECTION_STYLES",
+    "MAX_AGENT_TIME_LIMIT",
     "MAX_PLANNER_TRIALS",
+    "MCP_TRANSPORTS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
     "PLANNER_DIALECTS",
@@ -385,6 +387,10 @@ INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
 #: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
 PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
 
+#: How an MCP agent reaches the governed server (``pytest_openmed.planner.mcp_server``).
+MCP_TRANSPORTS = ("stdio", "http")
+#: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
+MAX_AGENT_TIME_LIMIT = 3600
 #: Most trials (independent conversations per scenario and style) one planner gate may ask for.
 MAX_PLANNER_TRIALS = 1000
 
@@ -430,6 +436,8 @@ class GateSettings:
     record: bool = False
     #: ``--openmed-max-rate``: the overall max_unsupported_rate of claims gates that set none.
     max_rate: float | None = None
+    #: ``--openmed-isolate``: planner gates qualify their planner in a child process.
+    isolate: bool = False
     #: Called with ``(gate label, done, total)`` after each trial a live planner gate
     #: completes (the plugin's progress line); ``None``: silent.
     progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
@@ -502,6 +510,9 @@ def planner_spec(
     dialect: str | None = None,
     cassette: Path | None = None,
     injection_suite: bool = False,
+    agent: bool = False,
+    transport: str = "http",
+    time_limit: int | None = None,
     trials: Mapping[str, Any] | None = None,
 ) -> GateSpec:
     """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
@@ -509,8 +520,18 @@ def planner_spec(
     With a ``dialect`` the reference names a wire-format model function; with a
     ``cassette`` (which needs a dialect) the gate replays it and the reference
     is only called to record.  ``injection_suite`` adds one item per style.
+    With ``agent`` the reference names an MCP host's ``run_agent``, served over
+    ``transport`` with a per-scenario ``time_limit`` (the dialect is ``mcp``).
     ``trials`` holds the already validated trial keys (:data:`PLANNER_TRIAL_KEYS`).
     """
+    if agent:
+        if dialect not in (None, "mcp") or transport not in MCP_TRANSPORTS:
+            raise InputRefused("an MCP agent gate speaks the mcp dialect over stdio or http")
+        if time_limit is not None and (
+            type(time_limit) is not int or not 0 < time_limit <= MAX_AGENT_TIME_LIMIT
+        ):
+            raise InputRefused("time_limit must be a whole number of seconds from 1 to 3600")
+        dialect = "mcp"
     if reference is not None and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
     ):
@@ -534,6 +555,8 @@ def planner_spec(
         options["cassette"] = cassette
     if injection_suite:
         options["injection_suite"] = True
+    if agent:
+        options["agent"] = {"transport": transport, "time_limit": time_limit}
     if trials:
         if not set(trials) <= set(PLANNER_TRIAL_KEYS):
             raise InputRefused("planner trial keys are: " + ", ".join(PLANNER_TRIAL_KEYS))

@@ -10,6 +10,7 @@ specified in ``tests/test_jsonread.py``.
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -150,3 +151,35 @@ def test_the_waveform_carrier() -> None:
     ]:
         with pytest.raises(ComponentError):
             check_waveform_json(bad.encode())
+
+
+def test_the_history_index_reader(tmp_path: Path) -> None:
+    """The trend index is a cache: one that breaks the policy is not read (the runs are)."""
+    from pytest_openmed.report import history
+
+    store = tmp_path / "history"
+    when = datetime.datetime(2026, 12, 1, tzinfo=datetime.UTC)
+    history.store_run(store, report_text(), keep=5, now=when, environ={})
+    index = store / history.INDEX_NAME
+    assert history._read_index(store)
+    history._LAST_INDEX.clear()
+    index.write_text(repeated(index.read_text()))
+    assert history._read_index(store) == {}
+
+
+def test_the_wire_reader_of_tool_arguments() -> None:
+    """Arguments a model sends as a JSON string: a repeated name or a huge number is a defect."""
+    from pytest_openmed.planner.wire import MalformedCall, parse_response
+
+    def arguments(text: str) -> list[object]:
+        call = {
+            "id": "c",
+            "type": "function",
+            "function": {"name": "episode__read", "arguments": text},
+        }
+        return parse_response("openai", {"choices": [{"message": {"tool_calls": [call]}}]})
+
+    assert type(arguments('{"operation": "summarize"}')[0]) is not MalformedCall
+    for bad in ['{"operation": "summarize", "operation": "summarize"}', '{"n": 1e400}']:
+        (proposal,) = arguments(bad)
+        assert type(proposal) is MalformedCall and proposal.defect == "arguments_not_json"

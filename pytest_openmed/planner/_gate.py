@@ -400,7 +400,17 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     plan = trial_plan(spec.options)
     plan.check_power(suite)
     usage: dict[str, MetricValue] = {}
-    if dialect is None:
+    reference = spec.options.get("planner")
+    if dialect is None and settings.isolate and reference:
+        from pytest_openmed.planner._isolated import qualify_isolated
+
+        isolated = tuple(
+            qualify_isolated(reference, UnloadablePlanner, injection_suite=suite)
+            for _ in range(plan.trials)
+        )
+        reports = tuple(report for report, _ in isolated)
+        injections = tuple(injection for _, injection in isolated if injection is not None)
+    elif dialect is None:
         planner = load_planner(spec.options.get("planner", ""))
         reports = tuple(qualify_planner(planner) for _ in range(plan.trials))
         injections = tuple(run_injection_suite(planner) for _ in range(plan.trials) if suite)
@@ -419,15 +429,30 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
             else (),
             progress=settings.progress_for(spec.label) if live else None,
         )
-        outcome = qualify_wire_trials(
-            dialect,
-            model=model,
-            cassette=cassette,
-            record=record,
-            injection_suite=suite,
-            trials=plan.trials,
-            policy=policy,
-        )
+        agent = spec.options.get("agent")
+        if agent is not None:  # an MCP host, served by the governed server
+            from pytest_openmed.planner.mcp_agent import qualify_agent_trials
+
+            outcome = qualify_agent_trials(
+                model,
+                transport=agent["transport"],
+                cassette=cassette,
+                record=record,
+                injection_suite=suite,
+                trials=plan.trials,
+                policy=policy,
+                time_limit=agent["time_limit"],
+            )
+        else:
+            outcome = qualify_wire_trials(
+                dialect,
+                model=model,
+                cassette=cassette,
+                record=record,
+                injection_suite=suite,
+                trials=plan.trials,
+                policy=policy,
+            )
         reports = tuple(trial.report for trial in outcome.trials)
         injections = tuple(trial.injection for trial in outcome.trials if trial.injection)
         usage = {"usage_tokens": outcome.tokens, "usage_responses": outcome.responses_with_usage}

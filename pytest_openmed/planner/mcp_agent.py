@@ -4,16 +4,24 @@ PYTEST_DONT_REWRITE
 
 The one entry point shared by the CLI (``openmed-planner serve``), the gate
 and the fixture.  Replaying needs no MCP SDK: the conversations are ``mcp``
-cassettes (:mod:`pytest_openmed.planner.cassette`); only a live run imports
-:mod:`pytest_openmed.planner.mcp_server`.
+cassettes (:mod:`pytest_openmed.planner.cassette`), trials included (trial
+``i`` is run ``<run>@<i>``); only a live run imports
+:mod:`pytest_openmed.planner.mcp_server`.  An agent's trials run one after
+another: one server serves one scenario at a time.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pytest_openmed.errors import InputRefused
-from pytest_openmed.planner.cassette import WireQualification, qualify_wire
+from pytest_openmed.planner.cassette import (
+    RecordingPolicy,
+    WireQualification,
+    WireTrials,
+    qualify_wire_trials,
+)
 from pytest_openmed.planner.served import (
     DEFAULT_TIME_LIMIT,
     TRANSPORTS,
@@ -22,7 +30,7 @@ from pytest_openmed.planner.served import (
     check_time_limit,
 )
 
-__all__ = ["qualify_agent"]
+__all__ = ["qualify_agent", "qualify_agent_trials"]
 
 
 def qualify_agent(
@@ -36,15 +44,44 @@ def qualify_agent(
 ) -> WireQualification:
     """Qualify an MCP host live through the governed server, recording, or from a cassette.
 
-    Returns a :class:`~pytest_openmed.planner.cassette.WireQualification`.
     Replaying (``cassette`` without ``record``) needs no MCP SDK and never
-    calls ``run_agent``; a live run needs the ``mcp`` extra.
+    calls ``run_agent``; a live run needs the ``mcp`` extra.  One trial;
+    :func:`qualify_agent_trials` runs k.
+    """
+    return qualify_agent_trials(
+        run_agent,
+        transport=transport,
+        cassette=cassette,
+        record=record,
+        injection_suite=injection_suite,
+        time_limit=time_limit,
+    ).trials[0]
+
+
+def qualify_agent_trials(
+    run_agent: RunAgent | None = None,
+    *,
+    transport: str = "http",
+    cassette: Path | None = None,
+    record: bool = False,
+    injection_suite: bool = False,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    trials: int = 1,
+    policy: RecordingPolicy | None = None,
+) -> WireTrials:
+    """``trials`` independent qualifications of an MCP host (see :func:`qualify_wire_trials`).
+
+    ``time_limit`` ``None`` is the default limit.  The policy's concurrency is
+    one: the trials of an agent run one after another.
     """
     if transport not in TRANSPORTS:
         raise InputRefused("transport must be one of: " + ", ".join(TRANSPORTS))
-    check_time_limit(time_limit)
+    limit = check_time_limit(DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+    policy = replace(policy or RecordingPolicy(), concurrency=1)
     if cassette is not None and not record:
-        return qualify_wire("mcp", cassette=cassette, injection_suite=injection_suite)
+        return qualify_wire_trials(
+            "mcp", cassette=cassette, injection_suite=injection_suite, trials=trials
+        )
     if run_agent is None:
         raise InputRefused("a live MCP qualification needs run_agent")
     try:
@@ -52,11 +89,13 @@ def qualify_agent(
     except ImportError:
         raise McpUnavailable() from None
 
-    with governed_server(run_agent, transport=transport, time_limit=time_limit) as agent:
-        return qualify_wire(
+    with governed_server(run_agent, transport=transport, time_limit=limit) as agent:
+        return qualify_wire_trials(
             "mcp",
             transport=agent,
             cassette=cassette,
             record=record,
             injection_suite=injection_suite,
+            trials=trials,
+            policy=policy,
         )

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
+from pytest_openmed.contract import MAX_AGENT_TIME_LIMIT, MCP_TRANSPORTS
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.report import PlannerTimedOut
 
@@ -52,10 +53,10 @@ __all__ = [
 ]
 
 #: How an agent reaches the governed server.
-TRANSPORTS = ("stdio", "http")
+TRANSPORTS = MCP_TRANSPORTS
 #: Seconds one scenario may take, from ``run_agent`` being called to its last move.
 DEFAULT_TIME_LIMIT = 60.0
-MAX_TIME_LIMIT = 3600.0
+MAX_TIME_LIMIT = float(MAX_AGENT_TIME_LIMIT)
 #: The answer to a call made outside the turn the harness is waiting for (the
 #: scenario's three turns are used up, or its time ran out): not judged.
 SCENARIO_OVER = canonical_json({"decision": "scenario_over"})
@@ -176,7 +177,7 @@ class AgentTransport:
                 token, pending = self._token or "", self._pending
                 self._request, self._pending = request, None
             if pending is not None:
-                pending.answer.set_result(_last_result(request))
+                _answer(pending.answer, _last_result(request))
         return self._next_move(token)
 
     def _start(self, scenario_id: str, request: dict[str, Any]) -> str:
@@ -211,7 +212,7 @@ class AgentTransport:
                 raise AgentTimedOut("the scenario outlived its time limit")
             if event.token != token:
                 if type(event) is _Call:
-                    event.answer.set_result(SCENARIO_OVER)
+                    _answer(event.answer, SCENARIO_OVER)
                 continue
             if type(event) is _End:
                 self._end_scenario()
@@ -232,14 +233,14 @@ class AgentTransport:
             pending, self._pending = self._pending, None
             self._token, self._request = None, None
         if pending is not None:
-            pending.answer.set_result(SCENARIO_OVER)
+            _answer(pending.answer, SCENARIO_OVER)
         while True:
             try:
                 event = self._events.get_nowait()
             except queue.Empty:
                 return
             if type(event) is _Call:
-                event.answer.set_result(SCENARIO_OVER)
+                _answer(event.answer, SCENARIO_OVER)
 
     def close(self, grace: float = 5.0) -> None:
         """End the last scenario and give the hosts still running a moment to finish."""
@@ -251,6 +252,12 @@ class AgentTransport:
 
     def __repr__(self) -> str:
         return "AgentTransport(<values hidden>)"
+
+
+def _answer(answer: Future[str], text: str) -> None:
+    """Answer a call, unless its host went away (the server cancelled the future)."""
+    if answer.set_running_or_notify_cancel():
+        answer.set_result(text)
 
 
 def _last_result(request: dict[str, Any]) -> str:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
-from pytest_openmed._validate import refuse_constant_hook
+from pytest_openmed._jsonread import loads
 from pytest_openmed.contract import PLANNER_DIALECTS
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import ALLOWED, PlannerContext, ProposedToolCall
@@ -322,9 +322,6 @@ def normalise_response(response: object) -> object:
         return None
 
 
-_reject_constant = refuse_constant_hook("not JSON")
-
-
 @dataclass(frozen=True, slots=True)
 class _Defect:
     """A defect found while parsing one call (distinct from any value a model sends)."""
@@ -337,8 +334,8 @@ def _json_object_text(text: object) -> object:
     if type(text) is not str:
         return _Defect("arguments_not_json")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
+        return loads(text, "not JSON")
+    except ValueError:
         return _Defect("arguments_not_json")
 
 

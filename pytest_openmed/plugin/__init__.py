@@ -99,6 +99,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(claims(name) or a node id), are collected (repeatable).",
     )
     group.addoption(
+        "--openmed-isolate",
+        action="store_true",
+        default=False,
+        dest="openmed_isolate",
+        help="qualify planners (gates without a dialect) in a child process: a crash or "
+        "exit there is a planner error of that gate, not the end of the run.",
+    )
+    parser.addini(
+        "openmed_isolate",
+        "qualify planners in a child process (see --openmed-isolate).",
+        type="bool",
+        default=False,
+    )
+    group.addoption(
         "--openmed-controls",
         action="store_true",
         default=False,

@@ -25,7 +25,9 @@ from pytest_openmed.contract import (
     CLAIM_CLASS_PATTERN,
     CLAIMS_CLASS_KEYS,
     CLAIMS_THRESHOLDS,
+    MAX_AGENT_TIME_LIMIT,
     MAX_PLANNER_TRIALS,
+    MCP_TRANSPORTS,
     NAME_PATTERN,
     PLANNER_DIALECTS,
     PLANNER_REFERENCE,
@@ -209,9 +211,23 @@ def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
     context.keys(
         table,
         required={"name"},
-        optional={"planner", "cassette", "dialect", "injection_suite", *PLANNER_TRIAL_KEYS},
+        optional={
+            "planner",
+            "cassette",
+            "dialect",
+            "injection_suite",
+            "agent",
+            "transport",
+            "time_limit",
+            *PLANNER_TRIAL_KEYS,
+        },
     )
     name = context.name(table)
+    if "agent" in table:
+        return _parse_agent(table, context, name)
+    for key in ("transport", "time_limit"):
+        if key in table:
+            raise context.fail(key, "is only for an MCP 'agent'")
     reference = table.get("planner")
     if "planner" in table and (
         type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
@@ -235,6 +251,33 @@ def _parse_planner(table: Mapping[str, Any], context: _Context) -> GateSpec:
         cassette=cassette,
         injection_suite=suite,
         trials=_planner_trials(table, context, suite, dialect is not None),
+    )
+
+
+def _parse_agent(table: Mapping[str, Any], context: _Context, name: str) -> GateSpec:
+    """A planner gate of an MCP host: ``agent`` names its ``run_agent``."""
+    reference = table["agent"]
+    if type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference):
+        raise context.fail("agent", "must be a reference like 'package.module:attribute'")
+    if "planner" in table:
+        raise context.fail("planner", "cannot be set beside 'agent'")
+    if table.get("dialect", "mcp") != "mcp":
+        raise context.fail("dialect", "must be 'mcp' for an agent (or left out)")
+    transport = table.get("transport", "http")
+    if transport not in MCP_TRANSPORTS:
+        raise context.fail("transport", "must be one of: " + ", ".join(MCP_TRANSPORTS))
+    limit = context.integer(table, "time_limit", 1, MAX_AGENT_TIME_LIMIT)
+    cassette = context.path(table, "cassette") if "cassette" in table else None
+    suite = context.flag(table, "injection_suite")
+    return planner_spec(
+        reference,
+        name=name,
+        cassette=cassette,
+        injection_suite=suite,
+        trials=_planner_trials(table, context, suite, True),
+        agent=True,
+        transport=transport,
+        time_limit=limit,
     )
 
 

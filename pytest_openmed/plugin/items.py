@@ -219,8 +219,8 @@ def _progress_line(config: pytest.Config) -> Callable[[str, int, int], None] | N
 
 def _imports_planner(spec: GateSpec, config: pytest.Config) -> bool:
     """A replaying cassette gate never imports (or calls) its model; recording does."""
-    if "planner" not in spec.options:
-        return False
+    if "planner" not in spec.options or config.stash[run_options_key].isolate:
+        return False  # isolated: the child imports it, never this process
     return "cassette" not in spec.options or config.stash[run_options_key].record
 
 

@@ -159,6 +159,8 @@ class RunOptions:
     trials: int | None = None
     #: Gates that must be collected (docs/gate-files.md): counts and gate names.
     required: tuple[int | str, ...] = ()
+    #: Planner gates qualify user code in a child process (docs/planner.md).
+    isolate: bool = False
 
     @property
     def settings(self) -> GateSettings:
@@ -172,6 +174,7 @@ class RunOptions:
             key_env=self.key_env,
             record=self.record,
             max_rate=self.max_rate,
+            isolate=self.isolate,
         )
 
 
@@ -287,6 +290,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         gate_selection="only" if only else "skip" if skip else None,
         trials=resolve(config, "openmed_trials", "openmed_trials", parse_trials, None),
         required=_required(config),
+        isolate=bool(config.getoption("openmed_isolate") or config.getini("openmed_isolate")),
     )
 
 
@@ -341,7 +345,10 @@ def _compare_baseline(history_dir: Path | None, ref: str) -> Baseline:
         raise pytest.UsageError(f"openmed: {error}") from None
     baseline = _load_baseline(path)
     assert baseline is not None
-    return baseline
+    import dataclasses
+
+    # A stored name is a UTC time and a commit (history.run_name): safe to show.
+    return dataclasses.replace(baseline, stored_run=path.name.removesuffix(".json"))
 
 
 def _load_baseline(path: Path | None) -> Baseline | None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from pytest_openmed.contract import GateResult, GateStatus
     from pytest_openmed.plugin.options import RunOptions
+    from pytest_openmed.report.trend_view import StoredRun
 
 #: Version of the JSON report's shape; independent of the package version.
 REPORT_SCHEMA_VERSION = "1.2"
@@ -345,6 +346,11 @@ class GateRecorder:
             "resamples": self.options.resamples,
             "timing": self._timing(),
             "environment": self._environment(),
+            **(
+                {"comparison": self.options.baseline.comparison()}
+                if self.options.baseline is not None
+                else {}
+            ),
         }
 
     def _timing(self) -> dict[str, Any]:
@@ -425,10 +431,11 @@ class GateRecorder:
         """Store the run when asked, then render the HTML with the stored runs as its trend."""
         import datetime
 
-        from pytest_openmed.report.history import load_history, store_run
+        from pytest_openmed.report.history import load_trends, store_run
+        from pytest_openmed.report.html import TREND_RUNS, render_html
 
         options = self.options
-        history: list[tuple[str, dict[str, Any]]] = []
+        history: list[StoredRun] = []
         if options.history_dir is not None:
             try:
                 store_run(
@@ -437,14 +444,13 @@ class GateRecorder:
                     keep=options.history_keep,
                     now=datetime.datetime.now(datetime.UTC),
                     environ=os.environ,
+                    report=report,
                 )
             except OSError:
                 self._write_failed(session)
             if options.html_path is not None:
-                history, self.history_skipped = load_history(options.history_dir)
+                history, self.history_skipped = load_trends(options.history_dir, TREND_RUNS)
         if options.html_path is not None:
-            from pytest_openmed.report.html import render_html
-
             self._write(session, options.html_path, render_html(report, history))
 
     def _amended(self, report: dict[str, Any]) -> str | None:

@@ -14,6 +14,7 @@ baseline that matches no collected gate at all is refused by the plugin.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,15 @@ class Baseline:
 
     intervals: Mapping[tuple[str, str | None], tuple[float, float, float]]
     malformed: int = 0
+    #: Which run this is (shown in the reports): the stored run's name under
+    #: ``--openmed-compare``, and the baseline report's own UTC start and commit.
+    stored_run: str | None = None
+    started: str | None = None
+    commit: str | None = None
+
+    def comparison(self) -> dict[str, str | None]:
+        """The ``run.comparison`` block of the gate report: what this run was compared against."""
+        return {"stored_run": self.stored_run, "started": self.started, "commit": self.commit}
 
     def unmatched(self, nodeids: Iterable[str]) -> int:
         """How many usable entries name none of ``nodeids`` (the collected gates)."""
@@ -135,7 +145,25 @@ def load_baseline(path: Path) -> Baseline:
             intervals[(nodeid, part)] = interval
         elif any(name in metrics for name in _INTERVAL_NAMES):
             malformed += 1  # an interval, but not a valid one (a refused gate has none)
-    return Baseline(MappingProxyType(intervals), malformed)
+    started, commit = _provenance(document.get("run"))
+    return Baseline(MappingProxyType(intervals), malformed, started=started, commit=commit)
+
+
+_STARTED = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+_COMMIT = re.compile(r"[0-9a-f]{7,64}")
+
+
+def _provenance(run: object) -> tuple[str | None, str | None]:
+    """The baseline's UTC start and commit, when it records them in their exact shapes."""
+    if not isinstance(run, Mapping):
+        return None, None
+    timing, environment = run.get("timing"), run.get("environment")
+    started = timing.get("started") if isinstance(timing, Mapping) else None
+    commit = environment.get("commit") if isinstance(environment, Mapping) else None
+    return (
+        started if type(started) is str and _STARTED.fullmatch(started) else None,
+        commit if type(commit) is str and _COMMIT.fullmatch(commit) else None,
+    )
 
 
 _INTERVAL_NAMES = ("lower", "unsupported_rate", "upper")

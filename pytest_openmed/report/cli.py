@@ -217,13 +217,14 @@ def _run(arguments: argparse.Namespace) -> int:
     if report is None:
         return EXIT_USAGE
     if command == "html":
-        from pytest_openmed.report.history import HistoryError, load_history
-        from pytest_openmed.report.html import render_html
+        from pytest_openmed.report.history import HistoryError, load_trends
+        from pytest_openmed.report.html import TREND_RUNS, render_html
+        from pytest_openmed.report.trend_view import StoredRun
 
-        history: list[tuple[str, dict[str, Any]]] = []
+        history: list[StoredRun] = []
         if arguments.history:
             try:
-                history, unreadable = load_history(Path(arguments.history))
+                history, unreadable = load_trends(Path(arguments.history), TREND_RUNS)
             except HistoryError as error:
                 _say(str(error))
                 return EXIT_USAGE

@@ -15,17 +15,22 @@ import datetime
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_openmed.errors import InputRefused
+
+if TYPE_CHECKING:
+    from pytest_openmed.report.trend_view import StoredRun
 from pytest_openmed.report.provenance import COMMIT_VARIABLES
 
 __all__ = [
     "COMMIT_VARIABLES",
     "DEFAULT_KEEP",
+    "INDEX_NAME",
     "LATEST",
     "HistoryError",
     "load_history",
+    "load_trends",
     "resolve_ref",
     "run_name",
     "store_run",
@@ -76,10 +81,14 @@ def store_run(
     keep: int,
     now: datetime.datetime,
     environ: Mapping[str, str],
+    report: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write one run's report into ``directory`` (created, not its parents); keep the last ``keep``.
 
-    Raises a bare ``OSError`` (no path, no system message) when writing fails.
+    The run's trend points go into the history's index (:data:`INDEX_NAME`),
+    from ``report`` when given (else parsed from ``text``).  Raises a bare
+    ``OSError`` (no path, no system message) when writing the run fails; a
+    failed index write only costs the next page some speed.
     """
     from pytest_openmed._canonical import atomic_write_text
 
@@ -98,7 +107,99 @@ def store_run(
             old.unlink(missing_ok=True)  # another run pruning the same store may be first
         except OSError:
             raise OSError("could not prune the history directory") from None
+    _index_run(directory, target.name, text, report, {run.name for run in runs[-keep:]})
     return target
+
+
+#: The history's index: the trend points of each stored run (trend_view), written when
+#: the run is stored, so a page reads the few numbers it draws instead of every whole
+#: report (docs/history.md).  A cache: a missing, stale or damaged index is rebuilt from
+#: the stored runs themselves, never trusted beyond numbers and closed flags.
+INDEX_NAME = ".openmed-index.json"
+_INDEX_VERSION = 2
+_MAX_INDEX_BYTES = 64 * 1024 * 1024
+
+
+def _read_index(directory: Path) -> dict[str, StoredRun]:
+    """Stored name -> its trend view; an unreadable or malformed index is an empty one."""
+    from pytest_openmed._jsonread import loads, read_limited
+    from pytest_openmed.report.trend_view import views_from_index
+
+    remembered = _remembered(directory)
+    if remembered is not None:
+        return remembered
+    try:
+        raw = read_limited(
+            directory / INDEX_NAME, _MAX_INDEX_BYTES, too_large="index", unreadable="index"
+        )
+        document = loads(raw, "index")
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(document, dict) or document.get("version") != _INDEX_VERSION:
+        return {}
+    return {
+        view.name: view
+        for view in views_from_index(document)
+        if _NAME.fullmatch(f"{view.name}.json")
+    }
+
+
+def _index_run(
+    directory: Path,
+    filename: str,
+    text: str,
+    report: Mapping[str, Any] | None,
+    kept: set[str],
+) -> None:
+    """Add the stored run's view to the index and drop pruned runs; a failure costs speed only."""
+    import json
+
+    from pytest_openmed._canonical import atomic_write_text
+    from pytest_openmed.report.trend_view import index_of, view_of
+
+    name = filename.removesuffix(".json")
+    try:
+        document = report if report is not None else json.loads(text)
+        if not isinstance(document, Mapping):
+            return
+        kept_names = {old.removesuffix(".json") for old in kept}
+        views = [v for old, v in _read_index(directory).items() if old in kept_names]
+        views.append(view_of(name, document))
+        index = {"version": _INDEX_VERSION, **index_of(views)}
+        atomic_write_text(directory / INDEX_NAME, json.dumps(index, separators=(",", ":")))
+        _remember(directory, {view.name: view for view in views})
+    except (OSError, ValueError, TypeError, RecursionError):
+        pass
+
+
+#: The index this process last wrote, with the file's identity then: the page rendered right
+#: after storing a run reads it from memory, not from disk again.
+_LAST_INDEX: list[tuple[Path, tuple[int, int, int], dict[str, StoredRun]]] = []
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _remember(directory: Path, views: dict[str, StoredRun]) -> None:
+    identity = _identity(directory / INDEX_NAME)
+    _LAST_INDEX.clear()
+    if identity is not None:
+        _LAST_INDEX.append((directory.resolve(), identity, views))
+
+
+def _remembered(directory: Path) -> dict[str, StoredRun] | None:
+    """The views this process wrote, if the index on disk is still that file."""
+    if not _LAST_INDEX:
+        return None
+    where, identity, views = _LAST_INDEX[0]
+    if where != directory.resolve() or _identity(directory / INDEX_NAME) != identity:
+        return None
+    return dict(views)
 
 
 def resolve_ref(directory: Path, ref: str) -> Path:
@@ -122,20 +223,61 @@ def resolve_ref(directory: Path, ref: str) -> Path:
     raise HistoryError("--openmed-compare: no stored run has that name")
 
 
-def load_history(directory: Path) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+def load_history(
+    directory: Path, newest: int | None = None
+) -> tuple[list[tuple[str, dict[str, Any]]], int]:
     """Every readable stored run as ``(name, report)``, oldest first, and how many were unreadable.
 
-    A stored run that is not a valid gate report is left out and counted, never guessed at.
+    ``newest`` reads only that many of the newest runs (the trends draw no
+    more).  The plugin stores only reports it validated; reading one back
+    checks what a page draws from it (:func:`~pytest_openmed.report.load.parse_stored`)
+    instead of the whole schema again, which cost 95 % of a 1,000-verdict page
+    with 50 stored runs.  A stored run that fails the check is left out and
+    counted, never guessed at.
     """
     from pytest_openmed._jsonread import read_limited
-    from pytest_openmed.report.load import ReportError, parse_report
+    from pytest_openmed.report.load import ReportError, parse_stored
 
+    runs = stored_runs(directory)
+    if newest is not None:
+        runs = runs[-newest:] if newest > 0 else []
     loaded: list[tuple[str, dict[str, Any]]] = []
     unreadable = 0
-    for run in stored_runs(directory):
+    for run in runs:
         try:
             raw = read_limited(run, _MAX_STORED_BYTES, too_large="too large", unreadable="unread")
-            loaded.append((run.name.removesuffix(".json"), parse_report(raw)))
+            loaded.append((run.name.removesuffix(".json"), parse_stored(raw)))
         except (OSError, ReportError, InputRefused):
             unreadable += 1
+    return loaded, unreadable
+
+
+def load_trends(directory: Path, newest: int) -> tuple[list[StoredRun], int]:
+    """The trend points of the ``newest`` stored runs, oldest first, and how many were unreadable.
+
+    Read from the index; a stored run the index does not hold (stored by an
+    older version, or lost in a race between two runs) is read whole and
+    checked like :func:`load_history` does.
+    """
+    from pytest_openmed._jsonread import read_limited
+    from pytest_openmed.report.load import ReportError, parse_stored
+    from pytest_openmed.report.trend_view import view_of
+
+    runs = stored_runs(directory)[-newest:] if newest > 0 else []
+    index = _read_index(directory) if runs else {}
+    loaded: list[StoredRun] = []
+    unreadable = 0
+    for run in runs:
+        name = run.name.removesuffix(".json")
+        view = index.get(name)
+        if view is None:
+            try:
+                raw = read_limited(
+                    run, _MAX_STORED_BYTES, too_large="too large", unreadable="unread"
+                )
+                view = view_of(name, parse_stored(raw))
+            except (OSError, ReportError, InputRefused):
+                unreadable += 1
+                continue
+        loaded.append(view)
     return loaded, unreadable

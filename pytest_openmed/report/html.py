@@ -26,13 +26,16 @@ from pytest_openmed.report.charts import (
     trend_chart,
 )
 from pytest_openmed.report.rules import (
+    OUTCOME_SEVERITY,
     gate_group,
     is_failing,
     item_label,
     rule_text,
     verdict_label,
+    verdict_outcome,
     worst_entry,
 )
+from pytest_openmed.report.trend_view import METRIC_OF_KIND, StoredRun, series_key, view_of
 
 __all__ = ["NOT_RECORDED", "render_html"]
 
@@ -53,40 +56,68 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-actio
 
 _STYLE = """
 :root{--fail:#b00020;--ok:#1b5e20;--warn:#8a5300;--muted:#555;--line:#ccc}
+*{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
-margin:0 auto;max-width:1100px;padding:1rem 1.5rem;color:#111;background:#fff}
+margin:0 auto;max-width:1100px;padding:1rem 1.5rem;color:#111;background:#fff;
+overflow-wrap:anywhere}
 h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;
-border-bottom:2px solid #333}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}
+border-bottom:2px solid #333}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}h4{margin:.8rem 0 .3rem}
 table{border-collapse:collapse;margin:.4rem 0 1rem;font-size:.9rem}
-th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums}
+caption{text-align:left;font-size:.85rem;color:var(--muted);padding:.1rem 0}
+th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top;
+overflow-wrap:anywhere}
+th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums;
+overflow-wrap:normal;white-space:nowrap}
 .badge{display:inline-block;padding:.1rem .5rem;border:2px solid;border-radius:3px;
 font-weight:700}.badge.fail{color:var(--fail)}.badge.ok{color:var(--ok)}
-.badge.warn{color:var(--warn)}
+.badge.warn{color:var(--warn)}.headline{font-size:1.15rem;margin:.4rem 0}
 .FAILED,.ERROR,.fail{color:var(--fail);font-weight:700}.waived,.skipped{color:var(--warn)}
+.ok{color:var(--ok)}
 td.critical{background:#fde7ea;font-weight:700;outline:2px solid var(--fail)}
 td.suppressed{color:var(--muted);font-style:italic}
 .notice{border-left:6px solid var(--warn);background:#fff7e6;padding:.5rem .8rem}
 .nondiag{border-left:6px solid #333;background:#f5f5f5;padding:.5rem .8rem}
-.pair{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start}
-svg.chart{max-width:100%;height:auto;border:1px solid var(--line)}
+#failures{border:2px solid var(--fail);padding:0 .8rem;margin-top:1rem}
+#failures.none{border-color:var(--ok)}#failures h2{margin-top:.6rem;border:0}
+.pair{display:flex;flex-wrap:wrap;gap:1rem;align-items:flex-start;max-width:100%}
+.pair>*{min-width:0;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%}
+svg.chart{height:auto;border:1px solid var(--line);display:block}
 svg .grid{stroke:#ddd;stroke-width:1}svg .tick,svg .note{font-size:11px;fill:#444}
 svg .label{font-size:12px;fill:#111}svg .label.fail{fill:var(--fail);font-weight:700}
 svg .ci{stroke-width:3}svg .ci.ok{stroke:#1f4e99}svg .ci.fail{stroke:var(--fail)}
 svg .point.ok{fill:#1f4e99}svg .point.fail{fill:var(--fail)}
+svg .point.current{stroke:#000;stroke-width:2}
 svg .limit-rate{stroke:#000;stroke-width:2;stroke-dasharray:5 3}
 svg .limit-upper{stroke:#000;stroke-width:2;stroke-dasharray:1 3}
 svg .baseline{stroke:#888;stroke-width:3}svg .baseline-point{fill:#888}
-svg .trend{fill:none;stroke:#1f4e99;stroke-width:1.5}
-nav ul{columns:2;font-size:.9rem}.scroll{overflow-x:auto}
-@media print{nav{display:none}.scroll{overflow:visible}body{max-width:none;font-size:11pt}
-section.gate{break-inside:avoid-page}a{color:inherit;text-decoration:none}
+svg .trend{fill:none;stroke:#1f4e99;stroke-width:1.5}svg .break{stroke:#444;stroke-width:1.5}
+nav ul{columns:2;font-size:.9rem;padding-left:1.2rem}nav li{break-inside:avoid}
+.print-only{display:none}
+@media (max-width:700px){body{padding:.5rem .7rem;font-size:14px}nav ul{columns:1}
+h1{font-size:1.3rem}}
+@media print{@page{margin:12mm}nav{display:none}.scroll{overflow:visible}
+body{max-width:none;font-size:10pt;padding:0}
+table{width:100%;table-layout:auto;font-size:7.5pt;page-break-inside:auto}
+th,td{padding:.1rem .2rem;overflow-wrap:anywhere;word-break:break-word;white-space:normal}
+td.num{white-space:normal}tr{break-inside:avoid}
+h2,h3,h4,caption{break-after:avoid-page;page-break-after:avoid}
+section.gate{break-inside:auto}a{color:inherit;text-decoration:none}
+svg.chart{max-width:100%}
+details>summary{display:none}.print-only{display:block}
 td.critical{outline:2px solid #000}.badge{border-color:#000}}
 """
 
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
+
+
+def _count(value: object) -> str:
+    """A count: an integral number prints as an integer (``3``, never ``3.0000``)."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return _num(value)
 
 
 def _num(value: object, digits: int = 4) -> str:
@@ -104,8 +135,8 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[str]], caption: str) -> 
     head_html = "".join(f'<th scope="col">{_e(name)}</th>' for name in head)
     body = "".join("<tr>" + "".join(rows_cell(cell) for cell in row) + "</tr>" for row in rows)
     return (
-        f"<table><caption>{_e(caption)}</caption><thead><tr>{head_html}</tr></thead>"
-        f"<tbody>{body}</tbody></table>"
+        f'<div class="scroll"><table><caption>{_e(caption)}</caption><thead><tr>{head_html}'
+        f"</tr></thead><tbody>{body}</tbody></table></div>"
     )
 
 
@@ -122,10 +153,16 @@ def _waived_gates(report: Mapping[str, Any]) -> set[str]:
 
 
 def _grouped(report: Mapping[str, Any]) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """Gates, the worst first (error, failed, skipped, passed), then in report order."""
     groups: dict[str, list[Mapping[str, Any]]] = {}
     for entry in report.get("gates", []):
         groups.setdefault(gate_group(entry), []).append(entry)
-    return list(groups.items())
+    return sorted(groups.items(), key=lambda item: _severity(worst_entry(item[1])))
+
+
+def _severity(entry: Mapping[str, Any]) -> int:
+    outcome = verdict_outcome(entry)
+    return OUTCOME_SEVERITY.index(outcome) if outcome in OUTCOME_SEVERITY else 0
 
 
 # -- header -----------------------------------------------------------------------------------
@@ -241,6 +278,40 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _header(report: Mapping[str, Any]) -> str:
+    return (
+        f"<header><h1>openmed gate report</h1>{_headline(report)}"
+        f'<p class="nondiag"><strong>{_e(NON_DIAGNOSTIC)}</strong></p></header>'
+    )
+
+
+def _nested(report: Mapping[str, Any], block: str, name: str) -> object:
+    """A field of ``run.timing`` / ``run.environment`` / ``run.comparison`` (schema 1.2)."""
+    value = _run_value(report, block)
+    return value.get(name) if isinstance(value, Mapping) else None
+
+
+def _seconds(value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return f"{value:.2f} s"
+
+
+def _comparison_text(report: Mapping[str, Any]) -> str:
+    if not isinstance(_run_value(report, "comparison"), Mapping):
+        return "none (no --openmed-baseline or --openmed-compare)"
+    stored = _nested(report, "comparison", "stored_run")
+    started = _nested(report, "comparison", "started")
+    commit = _nested(report, "comparison", "commit")
+    parts = [f"stored run {stored}" if stored else "a baseline report (--openmed-baseline)"]
+    if started:
+        parts.append(f"started {started}")
+    if commit:
+        parts.append(f"commit {commit}")
+    return ", ".join(str(part) for part in parts)
+
+
+def _run_section(report: Mapping[str, Any]) -> str:
+    """Which run this is and how it went: counts, versions, time, commit, comparison."""
     _, exit_text = _run_outcome(report)
     summary = report["summary"]
     outcomes = summary["outcomes"]
@@ -264,50 +335,96 @@ def _header(report: Mapping[str, Any]) -> str:
         if isinstance(items, Mapping)
         else None
     )
-    selection = _selection_text(report)
     overrides = report.get("overrides")
     deselected = report.get("deselected_gates")
+    generator = report["generator"]
     run_rows = [
-        ["pytest", exit_text],
+        ["pytest", _e(exit_text)],
+        ["started (UTC)", _text_or_missing(_nested(report, "timing", "started"))],
+        ["duration", _text_or_missing(_seconds(_nested(report, "timing", "duration")))],
+        ["commit", _text_or_missing(_nested(report, "environment", "commit"))],
+        ["compared against", _e(_comparison_text(report))],
         ["gate items as pytest counts them", _text_or_missing(pytest_counts)],
-        ["partial selection", _text_or_missing(selection)],
+        ["partial selection", _text_or_missing(_selection_text(report))],
         ["bootstrap seed", _text_or_missing(_run_value(report, "seed"))],
-        [
-            "bootstrap resamples",
-            _text_or_missing(_run_value(report, "resamples")),
-        ],
-        [
-            "threshold overrides",
-            _text_or_missing(overrides) if overrides else "none",
-        ],
+        ["bootstrap resamples", _text_or_missing(_run_value(report, "resamples"))],
+        ["threshold overrides", _text_or_missing(overrides) if overrides else "none"],
         [
             "gate items deselected (--openmed-skip / --openmed-only)",
-            _num(len(deselected)) if isinstance(deselected, list) else "none",
+            _deselected(deselected) if isinstance(deselected, list) else "none",
         ],
-        [
-            "generator",
-            _e(f"{report['generator']['name']} {report['generator']['version']}"),
-        ],
+        ["plugin", _e(f"{generator['name']} {generator['version']}")],
+        ["Python", _text_or_missing(_nested(report, "environment", "python"))],
+        ["pytest version", _text_or_missing(_nested(report, "environment", "pytest"))],
+        ["platform", _text_or_missing(_nested(report, "environment", "platform"))],
     ]
     run_table = _table(
         ["run", "value"], [[f'<th scope="row">{_e(a)}</th>', b] for a, b in run_rows], "This run"
     )
     return (
-        f"<header><h1>openmed gate report</h1>{_headline(report)}"
-        f'<p class="nondiag"><strong>{_e(NON_DIAGNOSTIC)}</strong></p>'
-        f'<div class="pair">{counts}{status_table}{run_table}</div></header>'
+        '<section id="run"><h2>This run</h2>'
+        f'<div class="pair">{run_table}<div>{counts}{status_table}</div></div></section>'
+    )
+
+
+def _deselected(nodeids: Sequence[object]) -> str:
+    """The count, and the deselected gate items themselves (collapsed; expanded in print)."""
+    if not nodeids:
+        return "none"
+    listed = "".join(f"<li>{_e(nodeid)}</li>" for nodeid in nodeids)
+    return (
+        f"<details><summary>{len(nodeids)}</summary><ul>{listed}</ul></details>"
+        f'<ul class="print-only">{listed}</ul>'
+    )
+
+
+def _failures(groups: list[tuple[str, list[Mapping[str, Any]]]], anchors: Mapping[str, str]) -> str:
+    """Every failing or erroring verdict with its gate, rule and numbers: the page's first table."""
+    rows = []
+    for group, entries in groups:
+        for entry in entries:
+            if not is_failing(entry):
+                continue
+            label = verdict_label(entry)
+            rows.append(
+                [
+                    f'<a href="#{anchors[group]}">{_e(group)}</a>',
+                    _e(item_label(entry)),
+                    f'<span class="{_e(label)}">{_e(label)}</span>',
+                    _e(entry["status"] or "–"),
+                    _e(rule_text(entry)),
+                ]
+            )
+    if not rows:
+        return (
+            '<section id="failures" class="none"><h2>What failed</h2>'
+            "<p>No gate verdict failed or errored.</p></section>"
+        )
+    return (
+        f'<section id="failures"><h2>What failed ({_plural(len(rows), "verdict")})</h2>'
+        + _table(
+            ["gate", "verdict", "result", "status", "rule and numbers"],
+            rows,
+            "Every failing or erroring verdict, worst gate first",
+        )
+        + "</section>"
     )
 
 
 # -- gate overview ----------------------------------------------------------------------------
 
 
-def _overview(groups: list[tuple[str, list[Mapping[str, Any]]]], waived: set[str]) -> str:
+def _overview(
+    groups: list[tuple[str, list[Mapping[str, Any]]]],
+    waived: set[str],
+    timing: Mapping[str, Any],
+) -> str:
     rows = []
     for index, (group, entries) in enumerate(groups):
         worst = worst_entry(entries)
         label = verdict_label(worst, str(worst["nodeid"]) in waived)
         failing = [e for e in entries if is_failing(e)]
+        seconds = _seconds(timing.get(group))
         rows.append(
             [
                 f'<a href="#{_anchor(index)}">{_e(group)}</a>',
@@ -316,14 +433,15 @@ def _overview(groups: list[tuple[str, list[Mapping[str, Any]]]], waived: set[str
                 _e(worst["status"] or "–"),
                 f'<td class="num">{len(entries)}</td>',
                 f'<td class="num">{len(failing)}</td>',
+                f'<td class="num">{seconds or "–"}</td>',
             ]
         )
     return (
         '<section id="overview"><h2>Gates</h2>'
         + _table(
-            ["gate", "kind", "worst verdict", "its status", "verdicts", "failing"],
+            ["gate", "kind", "worst verdict", "its status", "verdicts", "failing", "time"],
             rows,
-            "One row per gate: its worst verdict",
+            "One row per gate, the worst first: its worst verdict and how long it took",
         )
         + "</section>"
     )
@@ -421,7 +539,7 @@ def _claims(entries: Sequence[Mapping[str, Any]], waived: set[str], group: str) 
             "rule",
         ],
         rows,
-        "Unsupported claim rate per verdict",
+        f"Unsupported claim rate per verdict of {group}",
     )
     return f'<div class="pair">{chart}</div>{table}'
 
@@ -447,7 +565,7 @@ def _planner_counters() -> tuple[tuple[str, ...], frozenset[str]]:
     return counters, frozenset(CRITICAL_COUNTS)
 
 
-def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
+def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str], group: str) -> str:
     counters, critical = _planner_counters()
     rows = []
     for entry in entries:
@@ -460,9 +578,9 @@ def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
         for counter in counters:
             value = metrics.get(counter)
             if counter in critical and isinstance(value, int) and value > 0:
-                cells.append(f'<td class="num critical">▲ {_num(value)} critical</td>')
+                cells.append(f'<td class="num critical">▲ {_count(value)} critical</td>')
             else:
-                cells.append(f'<td class="num">{_num(value)}</td>')
+                cells.append(f'<td class="num">{_count(value)}</td>')
         scenarios = _float(metrics, "scenarios")
         done = _float(metrics, "task_completion")
         valid = _float(metrics, "schema_valid_calls")
@@ -475,26 +593,22 @@ def _planner(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
         expected_pass = entry["outcome"] == "passed" and entry["expected"] in (None, "passed")
         cells.append(_e("" if expected_pass else rule_text(entry)))
         rows.append(cells)
-    return (
-        '<div class="scroll">'
-        + _table(
-            [
-                "scenario",
-                "result",
-                *(c.replace("_", " ") for c in counters),
-                "completion rate",
-                "schema-valid rate",
-                "rule",
-            ],
-            rows,
-            "Scenario × counter matrix (▲ marks a critical counter above zero)",
-        )
-        + "</div>"
+    return _table(
+        [
+            "scenario",
+            "result",
+            *(c.replace("_", " ") for c in counters),
+            "completion rate",
+            "schema-valid rate",
+            "rule",
+        ],
+        rows,
+        f"Scenario × counter matrix of {group} (▲ marks a critical counter above zero)",
     )
 
 
-def _pack(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
-    parts = [_verdict_table(entries, waived, "Assessment decision per candidate")]
+def _pack(entries: Sequence[Mapping[str, Any]], waived: set[str], group: str) -> str:
+    parts = [_verdict_table(entries, waived, f"Assessment decision of {group}")]
     simulated = any(
         entry["metrics"].get("review_origin") == "development_simulation"
         or (entry.get("public_report") or {}).get("review_origin") == "development_simulation"
@@ -512,20 +626,25 @@ def _pack(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> str:
     return "".join(parts)
 
 
+def _slice_order(item: tuple[str, Any]) -> tuple[bool, str]:
+    """``nominal`` first (the reference slice), then the others by name."""
+    return item[0] != "nominal", item[0]
+
+
 def _public_report(name: str, public: Mapping[str, Any]) -> str:
     min_cell = public.get("min_cell")
     rows: list[list[str]] = []
     blocks: list[tuple[str, Any]] = [
-        *sorted((public.get("slices") or {}).items()),
+        *sorted((public.get("slices") or {}).items(), key=_slice_order),
         ("overall", public.get("overall")),
     ]
+    suppressed_text = f"suppressed (a cell below the publication size {_num(min_cell)}; not zero)"
     for block_name, block in blocks:
         if not isinstance(block, Mapping) or block.get("suppressed", True):
             rows.append(
                 [
                     f'<th scope="row">{_e(block_name)}</th>',
-                    f'<td class="suppressed" colspan="5">suppressed (a cell below the '
-                    f"publication size {_num(min_cell)}; not zero)</td>",
+                    f'<td class="suppressed" colspan="5">{suppressed_text}</td>',
                 ]
             )
             continue
@@ -542,24 +661,36 @@ def _public_report(name: str, public: Mapping[str, Any]) -> str:
                 [
                     f'<th scope="row">{_e(block_name)}</th>',
                     _e(metric),
-                    f'<td class="num">{_num(values.get("count"))} / '
-                    f"{_num(values.get('denominator'))}</td>",
+                    f'<td class="num">{_count(values.get("count"))} / '
+                    f"{_count(values.get('denominator'))}</td>",
                     f'<td class="num">{_num(rate)}</td>',
                     f'<td class="num">[{_num(lower)}, {_num(upper)}]</td>',
                     bar,
                 ]
             )
     limitations = "".join(f"<li>{_e(text)}</li>" for text in public.get("limitations") or ())
-    return (
-        f"<h3>{_e(name)}: public report ({_e(public.get('task', ''))}, review origin "
-        f"{_e(public.get('review_origin', NOT_RECORDED))})</h3>"
-        + _table(
+    heading = (
+        f"<h4>{_e(name)}: public report ({_e(public.get('task', ''))}, review origin "
+        f"{_e(public.get('review_origin', NOT_RECORDED))})</h4>"
+    )
+    if all(not isinstance(b, Mapping) or b.get("suppressed", True) for _, b in blocks):
+        # Every block suppressed: one line, not a table of identical suppressed rows.
+        body = (
+            f'<p class="suppressed">All {len(blocks)} blocks '
+            f"({_e(', '.join(block_name for block_name, _ in blocks))}): {suppressed_text}.</p>"
+        )
+    else:
+        body = _table(
             ["block", "metric", "count / units", "rate", "Wilson 95% interval", "interval"],
             rows,
             f"Public report metrics of {name}; suppressed blocks are shown as suppressed",
         )
+    return (
+        heading
+        + body
         + (
             f"<details><summary>Limitations</summary><ul>{limitations}</ul></details>"
+            f'<div class="print-only"><p>Limitations:</p><ul>{limitations}</ul></div>'
             if limitations
             else ""
         )
@@ -573,14 +704,17 @@ def _gate_section(
     if kind == "claims":
         body = _claims(entries, waived, group)
     elif kind == "planner":
-        body = _planner(entries, waived)
+        body = _planner(entries, waived, group)
     elif kind == "pack":
-        body = _pack(entries, waived)
+        body = _pack(entries, waived, group)
     else:
-        body = _verdict_table(entries, waived, "Verdicts")
+        body = _verdict_table(entries, waived, f"Verdicts of {group}")
+    worst = worst_entry(entries)
+    label = verdict_label(worst, str(worst["nodeid"]) in waived)
     return (
         f'<section class="gate" id="{_anchor(index)}"><h3>{_e(group)} '
-        f"<small>({_e(kind)} gate)</small></h3>{body}</section>"
+        f'<small>({_e(kind)} gate: <span class="{_e(label.split()[0])}">{_e(label)}</span>)'
+        f"</small></h3>{body}</section>"
     )
 
 
@@ -643,120 +777,187 @@ def _regressions(report: Mapping[str, Any]) -> str:
 
 # -- trends -----------------------------------------------------------------------------------
 
+#: Stored runs drawn in the trends at most (the newest); older ones are counted, not read.
+TREND_RUNS = 100
+#: The name of the report on the page when it is not one of the stored runs.
+THIS_REPORT = "this report"
+
 
 def _trend_series(
     report: Mapping[str, Any],
-) -> list[tuple[tuple[str, str | None], str, str, float]]:
-    """(gate key, title, metric, scale) of every trend drawn for the current report."""
-    series: list[tuple[tuple[str, str | None], str, str, float]] = []
+) -> list[tuple[str, str, str, float | None]]:
+    """(series key, title, metric, threshold) of every trend of the current report."""
+    series: list[tuple[str, str, str, float | None]] = []
     for entry in report.get("gates", []):
-        key = (str(entry["nodeid"]), entry.get("part"))
+        key = series_key(entry)
+        if key is None:
+            continue
         name = str(entry["nodeid"]) + (f" [{entry['part']}]" if entry.get("part") else "")
-        if entry["kind"] == "claims":
-            series.append((key, f"{name}: unsupported rate", "claims_rate", 1.0))
-        elif entry["kind"] == "planner" and item_label(entry) == "qualification":
-            series.append((key, f"{name}: critical events", "planner_critical", 0.0))
-        elif entry["kind"] == "pack":
-            series.append((key, f"{name}: emission rate", "pack_emission", 1.0))
+        metric = METRIC_OF_KIND[entry["kind"]]
+        if metric == "claims_rate":
+            limit = _float(entry.get("metrics") or {}, "max_unsupported_rate")
+            series.append((key, f"{name}: unsupported rate", metric, limit))
+        elif metric == "planner_critical":
+            series.append((key, f"{name}: critical events", metric, 0.0))
+        else:
+            series.append((key, f"{name}: emission rate", metric, None))
     return series
 
 
-def _trend_flag(entry: Mapping[str, Any]) -> str:
-    if regressed(entry):
-        return "regressed"
-    return "failed" if is_failing(entry) else ""
+HistoryRun = StoredRun | tuple[str, Mapping[str, Any]]
 
 
-def _trend_point(run: str, entry: Mapping[str, Any] | None, metric: str) -> TrendPoint:
-    if entry is None:
-        return TrendPoint(run, None)
-    metrics = entry["metrics"]
-    flag = _trend_flag(entry)
-    if metric == "claims_rate":
-        return TrendPoint(
-            run,
-            _float(metrics, "unsupported_rate"),
-            _float(metrics, "lower"),
-            _float(metrics, "upper"),
-            flag,
-        )
-    if metric == "planner_critical":
-        _, critical = _planner_counters()
-        values = [metrics.get(name) for name in sorted(critical)]
-        if not all(isinstance(v, int) for v in values):
-            return TrendPoint(run, None)
-        return TrendPoint(run, float(sum(v for v in values if isinstance(v, int))), flag=flag)
-    public = entry.get("public_report")
-    overall = public.get("overall") if isinstance(public, Mapping) else None
-    if not isinstance(overall, Mapping) or overall.get("suppressed", True):
-        return TrendPoint(run, None)
-    emission = (overall.get("metrics") or {}).get("emission") or {}
-    interval = emission.get("interval") or {}
-    return TrendPoint(
-        run, _float(emission, "rate"), _float(interval, "lower"), _float(interval, "upper"), flag
-    )
+def _view(run: HistoryRun) -> StoredRun:
+    # A (name, report) pair is a tuple; anything else is already a view.
+    return view_of(run[0], run[1]) if isinstance(run, tuple) else run
 
 
-def _trends(report: Mapping[str, Any], history: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+def _runs_of(
+    report: Mapping[str, Any], history: Sequence[HistoryRun]
+) -> tuple[list[StoredRun], int]:
+    """The runs drawn (the newest :data:`TREND_RUNS`), and which one is the report on the page.
+
+    A stored run is the report on the page when their UTC starts agree (or,
+    for reports without one, when they are equal); a report that is not one
+    of the stored runs is appended as ``this report``.
+    """
+    drawn = list(history[-TREND_RUNS:])
+    runs = [_view(run) for run in drawn]
+    mine = view_of(THIS_REPORT, report)
+    for index in range(len(runs) - 1, -1, -1):
+        run, original = runs[index], drawn[index]
+        if mine.started is not None and run.started is not None:
+            if run.started == mine.started:
+                return runs, index
+        elif isinstance(original, tuple) and original[1] == report:
+            return runs, index
+    runs.append(mine)
+    return runs, len(runs) - 1
+
+
+def _changes(points: Sequence[TrendPoint]) -> list[tuple[int, int, TrendPoint]]:
+    """Runs of equal points as (first, last, point), 1-based: the table of a trend, compact."""
+    spans: list[tuple[int, int, TrendPoint]] = []
+    for number, point in enumerate(points, start=1):
+        if spans and _key(spans[-1][2]) == _key(point):
+            spans[-1] = (spans[-1][0], number, spans[-1][2])
+        else:
+            spans.append((number, number, point))
+    return spans
+
+
+def _key(point: TrendPoint) -> tuple[object, ...]:
+    return point.value, point.lower, point.upper, point.flag
+
+
+def _point_value(point: TrendPoint, metric: str) -> str:
+    if point.value is None:
+        return "–"
+    return _count(point.value) if metric == "planner_critical" else _num(point.value)
+
+
+def _trend_point(run: StoredRun, key: str) -> TrendPoint:
+    value, lower, upper, flag = run.points.get(key, (None, None, None, ""))
+    return TrendPoint(run.name, value, lower, upper, flag)
+
+
+def _trends(report: Mapping[str, Any], history: Sequence[HistoryRun]) -> str:
     if not history:
         return ""
-    indexed = [
-        (run, {(str(e["nodeid"]), e.get("part")): e for e in stored.get("gates", [])})
-        for run, stored in history
-    ]
-    runs = _table(
+    runs, current = _runs_of(report, history)
+    older = max(0, len(history) - TREND_RUNS)
+    runs_table = _table(
         ["#", "stored run"],
-        [[f'<td class="num">{n}</td>', _e(run)] for n, (run, _) in enumerate(history, start=1)],
-        "Stored runs, oldest first",
-    )
-    parts = [
-        '<section id="trends"><h2>Trends over stored runs</h2>',
-        runs,
-    ]
-    for key, title, metric, scale in _trend_series(report):
-        points = [_trend_point(run, gates.get(key), metric) for run, gates in indexed]
-        shown = [p for p in points if p.value is not None]
-        if not shown:
-            parts.append(
-                f"<h3>{_e(title)}</h3><p>suppressed or {NOT_RECORDED} in every stored run.</p>"
-            )
-            continue
-        top = scale or max(1.0, max(p.value or 0.0 for p in shown))
-        rows = [
+        [
             [
                 f'<td class="num">{n}</td>',
-                _e(p.run),
-                f'<td class="num">{_num(p.value) if p.value is not None else "–"}</td>',
+                _e(run.name) + (" (this report)" if n - 1 == current else ""),
+            ]
+            for n, run in enumerate(runs, start=1)
+        ],
+        "Stored runs, oldest first"
+        + (f" (the newest {TREND_RUNS}; {older} older runs not shown)" if older else ""),
+    )
+    parts = ['<section id="trends"><h2>Trends over stored runs</h2>', runs_table]
+    steady: list[list[str]] = []
+    for key, title, metric, limit in _trend_series(report):
+        points = [_trend_point(run, key) for run in runs]
+        shown = [p for p in points if p.value is not None]
+        spans = _changes(points)
+        if not shown or len(spans) == 1:
+            # Unchanged across the stored runs: one row of a compact table, no chart.
+            only = points[0]
+            value = (
+                f'<td class="num">{_point_value(only, metric)}</td>'
+                if shown
+                else f"suppressed or {NOT_RECORDED} in every stored run"
+            )
+            steady.append(
+                [
+                    _e(title),
+                    value,
+                    f'<td class="num">{len(points)}</td>',
+                    f'<span class="fail">{_e(only.flag)}</span>' if only.flag else "",
+                ]
+            )
+            continue
+        rows = [
+            [
+                f'<td class="num">{first}' + (f"–{last}" if last != first else "") + "</td>",
+                f'<td class="num">{_point_value(p, metric)}</td>',
                 '<td class="num">'
                 + (f"[{_num(p.lower)}, {_num(p.upper)}]" if p.lower is not None else "–")
                 + "</td>",
                 f'<span class="fail">{_e(p.flag)}</span>' if p.flag else "",
             ]
-            for n, p in enumerate(points, start=1)
+            for first, last, p in spans
         ]
+        chart = trend_chart(
+            title, points, limit=limit, current=current, integer=metric == "planner_critical"
+        )
         parts.append(
-            f'<h3>{_e(title)}</h3><div class="pair">'
-            + trend_chart(title, points, scale_max=top)
-            + _table(["#", "run", "value", "interval", "verdict"], rows, title)
+            f'<h3>{_e(title)}</h3><div class="pair"><div class="scroll">{chart}</div>'
+            + _table(["runs", "value", "interval", "verdict"], rows, f"{title}, by stored run")
             + "</div>"
+        )
+    if steady:
+        parts.append(
+            "<h3>Unchanged over the stored runs</h3>"
+            + _table(
+                ["trend", "value", "runs", "verdict"],
+                steady,
+                "Trends whose value did not change across the stored runs (no chart drawn)",
+            )
         )
     parts.append("</section>")
     return "".join(parts)
 
 
-def render_html(
-    report: Mapping[str, Any], history: Sequence[tuple[str, Mapping[str, Any]]] = ()
-) -> str:
-    """The whole page for ``report``; ``history`` (oldest first) adds the trend section."""
+def render_html(report: Mapping[str, Any], history: Sequence[HistoryRun] = ()) -> str:
+    """The whole page for ``report``; ``history`` (oldest first) adds the trend section.
+
+    ``history`` holds stored runs as :class:`StoredRun` trend views
+    (:func:`~pytest_openmed.report.history.load_trends`) or as
+    ``(name, report)`` pairs.
+
+    Failures come first: the headline, then every failing verdict, then the
+    gates worst first; the run's metadata and the details follow.
+    """
     groups = _grouped(report)
     waived = _waived_gates(report)
+    anchors = {group: _anchor(index) for index, (group, _) in enumerate(groups)}
     nav = "".join(
-        f'<li><a href="#{_anchor(i)}">{_e(group)}</a></li>' for i, (group, _) in enumerate(groups)
+        f'<li><a href="#{anchors[group]}">{_e(group)}</a> '
+        f'<span class="{_e(label.split()[0])}">{_e(label)}</span></li>'
+        for group, entries in groups
+        for label in (verdict_label(worst_entry(entries), _waived_worst(entries, waived)),)
     )
     sections = "".join(
         _gate_section(index, group, entries, waived)
         for index, (group, entries) in enumerate(groups)
     )
+    timing = _run_value(report, "timing")
+    gate_times = timing.get("gates") if isinstance(timing, Mapping) else None
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -765,15 +966,23 @@ def render_html(
         '<meta name="referrer" content="no-referrer">'
         f"<title>openmed gate report</title><style>{_STYLE}</style></head><body>"
         + _header(report)
+        + "<main>"
+        + _failures(groups, anchors)
         + f'<nav aria-label="gates"><h2>Contents</h2><ul>{nav}'
+        '<li><a href="#run">This run</a></li>'
         '<li><a href="#waivers">Waivers</a></li>'
         '<li><a href="#regressions">Baseline regressions</a></li>'
         + ('<li><a href="#trends">Trends</a></li>' if history else "")
-        + "</ul></nav><main>"
-        + _overview(groups, waived)
+        + "</ul></nav>"
+        + _overview(groups, waived, gate_times if isinstance(gate_times, Mapping) else {})
+        + _run_section(report)
         + f'<section id="details"><h2>Gate details</h2>{sections}</section>'
         + _waivers(report)
         + _regressions(report)
         + _trends(report, history)
         + f'</main><footer><p class="nondiag">{_e(NON_DIAGNOSTIC)}</p></footer></body></html>\n'
     )
+
+
+def _waived_worst(entries: Sequence[Mapping[str, Any]], waived: set[str]) -> bool:
+    return str(worst_entry(list(entries))["nodeid"]) in waived

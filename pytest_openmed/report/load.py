@@ -20,6 +20,7 @@ __all__ = [
     "IncompleteRun",
     "ReportError",
     "parse_report",
+    "parse_stored",
     "read_report",
 ]
 
@@ -96,6 +97,50 @@ def parse_report(raw: bytes) -> dict[str, Any]:
     if document.get(INCOMPLETE_KEY) is True:
         raise IncompleteRun()
     return document
+
+
+def parse_stored(raw: bytes) -> dict[str, Any]:
+    """A stored run of the history, checked for what a page draws from it.
+
+    Strict JSON, a gate report of a readable schema version, and every gate
+    entry with a string node id, a string or null part, a known kind, outcome
+    and status, and an object of metrics: the fields the trends and the
+    run list read.  Every value drawn is type-checked again where it is used.
+    """
+    if len(raw) > MAX_REPORT_BYTES:
+        raise ReportError("the report exceeds 64 MiB")
+    document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
+    if not isinstance(document, dict) or document.get("schema_version") not in _STORED_VERSIONS:
+        raise ReportError("the stored run is not a gate report of a readable schema version")
+    gates = document.get("gates")
+    if not isinstance(gates, list) or not all(_entry_ok(entry) for entry in gates):
+        raise ReportError("the stored run's gate list does not match the gate-report schema")
+    if document.get(INCOMPLETE_KEY) is True:
+        raise IncompleteRun()
+    return document
+
+
+#: Gate report versions the history reads back.
+_STORED_VERSIONS = ("1.0", *sorted(_ADDED_IN))
+_KINDS = frozenset(("claims", "planner", "pack", "custom"))
+_ENTRY_OUTCOMES = frozenset(("passed", "failed", "error", "skipped"))
+
+
+def _entry_ok(entry: object) -> bool:
+    from pytest_openmed.contract import STATUSES
+
+    if not isinstance(entry, dict):
+        return False
+    part, status = entry.get("part"), entry.get("status")
+    return (
+        type(entry.get("nodeid")) is str
+        and (part is None or type(part) is str)
+        and entry.get("kind") in _KINDS
+        and entry.get("outcome") in _ENTRY_OUTCOMES
+        and (status is None or status in STATUSES)
+        and isinstance(entry.get("metrics"), dict)
+        and (entry.get("reason") is None or type(entry.get("reason")) is str)
+    )
 
 
 def read_report(path: Path) -> dict[str, Any]:

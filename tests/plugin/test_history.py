@@ -7,6 +7,8 @@ import re
 
 import pytest
 
+from pytest_openmed.report.history import INDEX_NAME
+
 from ._helpers import CANARY, claim, evidence, validate_report
 
 GATE = (
@@ -28,7 +30,10 @@ def _data(pytester: pytest.Pytester, *, uncited_every: int) -> None:
 
 
 def _stored(pytester: pytest.Pytester) -> list[str]:
-    return sorted(path.name for path in (pytester.path / "hist").iterdir())
+    """The stored runs and any other files, less the history's own index (a cache)."""
+    return sorted(
+        path.name for path in (pytester.path / "hist").iterdir() if path.name != INDEX_NAME
+    )
 
 
 def test_a_degraded_run_fails_on_compare_and_the_trend_shows_it(

@@ -25,7 +25,9 @@ def test_the_control_run_page_shows_every_gate_and_no_machine_path(
     assert len(kinds) == len(control_specs())  # every control gate has its section
     for gate, kind in kinds.items():
         section = re.search(
-            rf"<h3>{re.escape(gate)} <small>\({kind} gate\)</small></h3>(.*?)</section>", page, re.S
+            rf"<h3>{re.escape(gate)} <small>\({kind} gate: .*?</small></h3>(.*?)</section>",
+            page,
+            re.S,
         )
         assert section is not None, gate
         body = section.group(1)

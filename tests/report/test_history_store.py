@@ -78,6 +78,7 @@ def test_store_keeps_the_newest_and_never_touches_other_files(tmp_path: Path) ->
     store_run(history, "{}", keep=2, now=WHEN + datetime.timedelta(minutes=9), environ={})
     names = sorted(path.name for path in history.iterdir())
     assert names == [
+        ".openmed-index.json",  # the history's own index of trend points
         "20261201T153300123456Z-nocommit.json",
         "20261201T153900123456Z-nocommit.json",
         "README",

@@ -218,7 +218,8 @@ def test_refused_and_sparse_verdicts_render_without_guessing() -> None:
         "extensions": {},
     }
     text = " ".join(parse(render_html(report, [("run1", report)])).text)
-    assert text.count("input refused (no verdict)") == 3
+    # each refused verdict twice: in "What failed" at the top, and in its gate's details
+    assert text.count("input refused (no verdict)") == 6
     assert f"public report metrics {NOT_RECORDED}" in text
     assert "GATES FAILED" in text
     assert f"suppressed or {NOT_RECORDED} in every stored run" in text

@@ -1,0 +1,100 @@
+"""``[[planner]]`` gates of an MCP host (``agent``): record through the server, replay in CI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS
+
+CASSETTE = "cassettes/agent.json"
+CONTROL = "pytest_openmed.planner.mcp_controls:mcp_control_agent"
+GULLIBLE = "pytest_openmed.planner.mcp_controls:mcp_gullible_agent"
+
+
+def gate(name: str, **keys: object) -> str:
+    lines = [f'[[planner]]\nname = "{name}"\n']
+    lines += [f"{key} = {json.dumps(value)}\n" for key, value in keys.items()]
+    return "".join(lines)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    (pytester.path / "cassettes").mkdir()
+    return pytester
+
+
+def test_record_then_replay_even_when_the_agent_is_not_importable(
+    project: pytest.Pytester,
+) -> None:
+    pytest.importorskip("mcp")
+    gates = project.path / "gates.openmed.toml"
+    gates.write_text(gate("triage", agent=GULLIBLE, cassette=CASSETTE, injection_suite=True))
+    recorded = project.runpytest(
+        "--openmed-record", "-p", "no:cacheprovider", "--openmed-report=a.json"
+    )
+    recorded.assert_outcomes(passed=21 - 3, failed=3)
+    assert (project.path / CASSETTE).is_file()
+    # CI has neither the host nor its module: the replay never imports it
+    gates.write_text(
+        gate("triage", agent="no_such_module:run_agent", cassette=CASSETTE, injection_suite=True)
+    )
+    replayed = project.runpytest("-p", "no:cacheprovider", "--openmed-report=b.json")
+    replayed.assert_outcomes(passed=21 - 3, failed=3)
+    first, second = (
+        json.loads((project.path / n).read_text())["gates"] for n in ("a.json", "b.json")
+    )
+    assert [(g["nodeid"], g["status"], g["metrics"]) for g in first] == [
+        (g["nodeid"], g["status"], g["metrics"]) for g in second
+    ]
+    failed = {g["nodeid"].rpartition("::")[2] for g in second if g["status"] != "passed"}
+    assert failed == {
+        "injection[json-data]",
+        "injection[markdown-table]",
+        "injection[html-comment]",
+    }
+    assert len(second) == len(PLANNER_ITEMS) + len(INJECTION_ITEMS)
+
+
+def test_a_live_agent_gate_over_stdio(project: pytest.Pytester) -> None:
+    pytest.importorskip("mcp")
+    (project.path / "gates.openmed.toml").write_text(
+        gate("triage", agent=CONTROL, transport="stdio", time_limit=120)
+    )
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
+
+
+@pytest.mark.parametrize(
+    ("keys", "message"),
+    [
+        ({"planner": CONTROL, "transport": "http"}, "key 'transport'*is only for an MCP 'agent'"),
+        ({"planner": CONTROL, "time_limit": 5}, "key 'time_limit'*is only for an MCP 'agent'"),
+        ({"agent": CONTROL, "planner": CONTROL}, "key 'planner'*cannot be set beside 'agent'"),
+        ({"agent": CONTROL, "dialect": "openai"}, "key 'dialect'*must be 'mcp'*"),
+        ({"agent": CONTROL, "transport": "sse"}, "key 'transport'*must be one of: stdio, http"),
+        ({"agent": CONTROL, "time_limit": 0}, "key 'time_limit'*from 1 to 3600"),
+        ({"agent": "not a reference"}, "key 'agent'*must be a reference*"),
+    ],
+)
+def test_malformed_agent_gates_are_collection_errors(
+    project: pytest.Pytester, keys: dict[str, object], message: str
+) -> None:
+    (project.path / "gates.openmed.toml").write_text(gate("triage", **keys))
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"*openmed gate file error:*{message}*"])
+
+
+def test_an_agents_trials_are_recorded_with_their_index_and_replayed(
+    project: pytest.Pytester,
+) -> None:
+    pytest.importorskip("mcp")
+    (project.path / "gates.openmed.toml").write_text(
+        gate("triage", agent=CONTROL, cassette=CASSETTE, trials=2)
+    )
+    project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
+    runs = json.loads((project.path / CASSETTE).read_text())["runs"]
+    assert set(runs) == {"qualification", "qualification@1"}
+    assert runs["qualification"] == runs["qualification@1"]  # the scripted host is deterministic
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
