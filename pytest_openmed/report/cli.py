@@ -13,7 +13,11 @@ Subcommands (each with ``--help``):
 * ``markdown REPORT [-o OUT]``: the compact Markdown summary (stdout by default); exit 0;
 * ``sarif REPORT -o OUT [--root DIR]``: the SARIF 2.1.0 log of failing verdicts, with
   lines read from the gate files and test modules under DIR (default: the current
-  directory, where pytest's rootdir usually is); exit 0.
+  directory, where pytest's rootdir usually is); exit 0;
+* ``merge SHARD... -o OUT [--html H] [--markdown M] [--sarif S [--root DIR]]
+  [--history DIR]``: one report from
+  the ``--openmed-shard`` reports of one run; exits like a gate run: 0 when every gate
+  passed, 1 when one failed, 2 when the shards cannot be merged (nothing is written).
 
 Exit 2 for invalid arguments, an unreadable or invalid input report, or an
 output that cannot be written; 130 when interrupted.  No path or input value is
@@ -33,7 +37,7 @@ from pytest_openmed.errors import UsageError
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
 EXIT_OK = 0
-#: ``validate``: the report is invalid; ``diff``: the reports differ.
+#: ``validate``: the report is invalid; ``diff``: the reports differ; ``merge``: a gate failed.
 EXIT_INVALID = 1
 EXIT_CHANGED = 1
 EXIT_USAGE = 2
@@ -84,6 +88,25 @@ def _parser() -> _Parser:
         metavar="DIR",
         default=".",
         help="the directory node ids are relative to (pytest's rootdir; default: here)",
+    )
+    merge = commands.add_parser(
+        "merge",
+        help="merge the --openmed-shard reports of one run into one report",
+        allow_abbrev=False,
+    )
+    merge.add_argument("shards", metavar="SHARD", nargs="+")
+    merge.add_argument("-o", "--output", required=True, metavar="OUT")
+    merge.add_argument("--html", metavar="PATH", help="also write the HTML report")
+    merge.add_argument("--markdown", metavar="PATH", help="also write the Markdown summary")
+    merge.add_argument("--sarif", metavar="PATH", help="also write the SARIF 2.1.0 log")
+    merge.add_argument(
+        "--root",
+        metavar="DIR",
+        default=".",
+        help="for --sarif: the directory node ids are relative to (default: here)",
+    )
+    merge.add_argument(
+        "--history", metavar="DIR", help="store the merged run in this --openmed-history directory"
     )
     return parser
 
@@ -136,6 +159,8 @@ def _run(arguments: argparse.Namespace) -> int:
             sys.stdout.write(change.line() + "\n")
         sys.stdout.write(f"{_PROGRAM}: {len(changes)} verdict changes\n")
         return EXIT_CHANGED if changes else EXIT_OK
+    if command == "merge":
+        return _merge(arguments)
     report = _read(arguments.report, "REPORT")
     if report is None:
         return EXIT_USAGE
@@ -172,6 +197,92 @@ def _run(arguments: argparse.Namespace) -> int:
         return EXIT_OK if _write(arguments.output, text) else EXIT_USAGE
     sys.stdout.write(text)
     return EXIT_OK
+
+
+def _merge(arguments: argparse.Namespace) -> int:
+    """Read every shard, merge, render every output; write only when all of that succeeded."""
+    import json
+
+    from pytest_openmed.report.merge import MergeError, merge_reports
+
+    shards = []
+    for number, path in enumerate(arguments.shards, start=1):
+        shard = _read(path, f"SHARD #{number}")
+        if shard is None:
+            return EXIT_USAGE
+        shards.append(shard)
+    try:
+        merged = merge_reports(shards)
+    except MergeError as error:
+        _say(f"cannot merge: {error}")
+        return EXIT_USAGE
+    text = json.dumps(merged, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    outputs = [(arguments.output, text)]
+    if arguments.markdown:
+        from pytest_openmed.report.summary import render_markdown
+
+        outputs.append((arguments.markdown, render_markdown(merged)))
+    if arguments.sarif:
+        from pytest_openmed.report.sarif import sarif_document
+
+        sarif = sarif_document(merged, Path(arguments.root))
+        outputs.append((arguments.sarif, json.dumps(sarif, indent=2) + "\n"))
+    if not all(_writable(path) for path in (*(path for path, _ in outputs), arguments.html)):
+        _say("an output file cannot be written (its directory is missing or not writable)")
+        return EXIT_USAGE
+    if arguments.history and not _store(Path(arguments.history), merged, text):
+        return EXIT_USAGE
+    if arguments.html:
+        # Rendered after the merged run is stored: its trends end with it, as a run's do.
+        from pytest_openmed.report.history import HistoryError, load_trends
+        from pytest_openmed.report.html import TREND_RUNS, render_html
+        from pytest_openmed.report.trend_view import StoredRun
+
+        history: list[StoredRun] = []
+        if arguments.history:
+            try:
+                history, _ = load_trends(Path(arguments.history), TREND_RUNS)
+            except HistoryError as error:
+                _say(str(error))
+                return EXIT_USAGE
+        outputs.append((arguments.html, render_html(merged, history)))
+    if not all(_write(path, content) for path, content in outputs):
+        return EXIT_USAGE
+    gates = merged["summary"]["gates"]
+    _say(f"merged {len(shards)} shards: {gates} verdicts", sys.stdout)
+    return EXIT_CHANGED if merged["run"]["exit_status"] else EXIT_OK
+
+
+def _writable(path: str | None) -> bool:
+    """The output's directory exists and is writable, and the output is no directory."""
+    import os
+
+    if path is None:
+        return True
+    target = Path(path)
+    parent = target.absolute().parent
+    return not target.is_dir() and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
+
+
+def _store(directory: Path, merged: dict[str, Any], text: str) -> bool:
+    """Store the merged run in the history under the time it finished and its commit."""
+    import datetime
+
+    from pytest_openmed.report.history import DEFAULT_KEEP, store_run
+
+    commit = merged["run"]["environment"]["commit"]
+    try:
+        store_run(
+            directory,
+            text,
+            keep=DEFAULT_KEEP,
+            now=datetime.datetime.now(datetime.UTC),
+            environ={"GIT_COMMIT": commit} if commit else {},
+        )
+    except OSError:
+        _say("the merged run could not be stored in the history directory")
+        return False
+    return True
 
 
 def main(argv: Sequence[str] | None = None) -> int:
