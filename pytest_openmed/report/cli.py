@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pytest_openmed.errors import UsageError
+from pytest_openmed import __version__
+from pytest_openmed.errors import UsageError, argparse_refusal, plural
 
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -48,8 +49,8 @@ _PROGRAM = "openmed-report"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: its message, which may quote input, is not shown."""
-        raise UsageError()
+        """argparse refused the command line: only the missing arguments' names are kept."""
+        raise argparse_refusal(message)
 
 
 def _parser() -> _Parser:
@@ -57,32 +58,39 @@ def _parser() -> _Parser:
         prog=_PROGRAM,
         description="Validate, compare and render pytest-openmed JSON gate reports "
         "(non-diagnostic evaluation evidence).",
+        epilog="exit codes: 0 valid / no verdict changed / written; 1 invalid report "
+        "(validate) or verdicts changed (diff); 2 invalid arguments, an unreadable, invalid "
+        "or incomplete input report, or an output that cannot be written; 130 interrupted. "
+        "Run 'openmed-report COMMAND --help' for a command's arguments.",
         allow_abbrev=False,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     validate = commands.add_parser(
         "validate", help="check a report against the gate-report schema", allow_abbrev=False
     )
-    validate.add_argument("report", metavar="REPORT")
+    validate.add_argument("report", metavar="REPORT", help="the JSON gate report to check")
     diff = commands.add_parser(
         "diff", help="list verdicts added, removed, changed or regressed", allow_abbrev=False
     )
-    diff.add_argument("old", metavar="OLD")
-    diff.add_argument("new", metavar="NEW")
+    diff.add_argument("old", metavar="OLD", help="the earlier JSON gate report")
+    diff.add_argument("new", metavar="NEW", help="the later JSON gate report")
     html = commands.add_parser("html", help="render the HTML report", allow_abbrev=False)
-    html.add_argument("report", metavar="REPORT")
-    html.add_argument("-o", "--output", required=True, metavar="OUT")
+    html.add_argument("report", metavar="REPORT", help="the JSON gate report to render")
+    html.add_argument("-o", "--output", required=True, metavar="OUT", help="the HTML file to write")
     html.add_argument("--history", metavar="DIR", help="a --openmed-history directory: adds trends")
     markdown = commands.add_parser(
         "markdown", help="render the compact Markdown summary", allow_abbrev=False
     )
-    markdown.add_argument("report", metavar="REPORT")
+    markdown.add_argument("report", metavar="REPORT", help="the JSON gate report to summarise")
     markdown.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     sarif = commands.add_parser(
         "sarif", help="write the SARIF 2.1.0 log of failing verdicts", allow_abbrev=False
     )
-    sarif.add_argument("report", metavar="REPORT")
-    sarif.add_argument("-o", "--output", required=True, metavar="OUT")
+    sarif.add_argument("report", metavar="REPORT", help="the JSON gate report to convert")
+    sarif.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="the SARIF file to write"
+    )
     sarif.add_argument(
         "--root",
         metavar="DIR",
@@ -157,7 +165,7 @@ def _run(arguments: argparse.Namespace) -> int:
         changes = diff_reports(old, new)
         for change in changes:
             sys.stdout.write(change.line() + "\n")
-        sys.stdout.write(f"{_PROGRAM}: {len(changes)} verdict changes\n")
+        sys.stdout.write(f"{_PROGRAM}: {plural(len(changes), 'verdict change')}\n")
         return EXIT_CHANGED if changes else EXIT_OK
     if command == "merge":
         return _merge(arguments)
@@ -290,10 +298,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             arguments = _parser().parse_args(argv)
-        except UsageError:
-            _say("invalid arguments (see openmed-report --help)")
+        except UsageError as error:
+            missing = f"; missing: {error.missing}" if error.missing else ""
+            _say(f"invalid arguments{missing} (see openmed-report --help)")
             return EXIT_USAGE
-        except SystemExit as done:  # --help
+        except SystemExit as done:  # --help, --version
             return done.code if isinstance(done.code, int) else EXIT_USAGE
         if any("\x00" in str(value) for value in vars(arguments).values()):
             _say("invalid arguments (see openmed-report --help)")
