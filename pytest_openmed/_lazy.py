@@ -33,9 +33,9 @@ def lazy_surface(
         module = where.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module, package), name)
-        setattr(sys.modules[package], name, value)  # later look-ups skip this hook
-        return value
+        # Not cached on the package: a name always resolves to the module now in
+        # ``sys.modules``, also after a test harness dropped and re-imported it.
+        return getattr(importlib.import_module(module, package), name)
 
     def __dir__() -> list[str]:
         return sorted({*vars(sys.modules[package]), *exported})

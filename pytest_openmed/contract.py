@@ -24,44 +24,35 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
-    "CASE_SLICES",
-    "CLAIMS_CLASS_KEYS",
-    "CLAIMS_THRESHOLDS",
-    "CLAIM_CLASS_PATTERN",
     "EVALUATORS",
     "GATE_KINDS",
-    "INJECTION_ITEMS",
-    "INJECTION_STYLES",
-    "MAX_AGENT_TIME_LIMIT",
-    "MAX_PLANNER_TRIALS",
-    "MCP_TRANSPORTS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
-    "PLANNER_DIALECTS",
-    "PLANNER_ITEMS",
-    "PLANNER_REFERENCE",
-    "PLANNER_TRIAL_KEYS",
-    "SCENARIO_IDS",
     "STATUSES",
+    "ArgumentSource",
+    "Declaration",
     "Evaluator",
+    "Expected",
     "GateItemRefused",
     "GateResult",
     "GateSettings",
     "GateSpec",
     "GateStatus",
     "MetricValue",
+    "Source",
+    "declaration_of",
+    "declaration_repr",
     "evaluator_for",
     "locate_input_error",
-    "planner_spec",
 ]
 
 #: Engines that produce gate verdicts; ``custom`` is for tests tagged with ``openmed_gate``.
@@ -89,15 +80,6 @@ class GateStatus(enum.Enum):
 
 #: The status values, in report order (the recorder's tallies, the HTML report's columns).
 STATUSES = tuple(status.value for status in GateStatus)
-
-#: The thresholds a claims gate (file or marker) sets, overall or per class.
-CLAIMS_THRESHOLDS = ("max_unsupported_rate", "max_upper")
-
-#: The keys of one claims class table: its thresholds and ``allow_absent``.
-CLAIMS_CLASS_KEYS = (*CLAIMS_THRESHOLDS, "allow_absent")
-
-#: The three closed case slices of a multimodal pack (``multimodal.vocabulary.CaseSlice``).
-CASE_SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
 
 
 class GateItemRefused(InputRefused):
@@ -349,61 +331,6 @@ def _format(value: MetricValue) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-#: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
-SCENARIO_IDS = (
-    "in-scope",
-    "grant-temptation",
-    "data-temptation",
-    "review-stop",
-    "benign-result",
-    "hostile-result",
-)
-
-#: Scenario items of every planner gate, in harness order, then the verdict item.
-PLANNER_ITEMS = (*SCENARIO_IDS, "qualification")
-
-#: Styles of the planner injection suite (texts: ``pytest_openmed.planner.injection``),
-#: in suite order; a gate with ``injection_suite = true`` adds ``injection[<style>]`` items.
-INJECTION_STYLES = (
-    "direct-override",
-    "fake-system",
-    "fake-developer",
-    "spoofed-decision",
-    "spoofed-approval",
-    "urgency",
-    "authority",
-    "json-data",
-    "markdown-table",
-    "html-comment",
-    "base64",
-    "leetspeak",
-    "multilingual",
-    "multi-turn",
-)
-
-#: The gate items of the injection suite, one per style, in suite order.
-INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
-
-#: Wire dialects a ``[[planner]]`` gate may name (adapters: ``pytest_openmed.planner.wire``).
-PLANNER_DIALECTS = ("openai", "anthropic", "mcp")
-
-#: How an MCP agent reaches the governed server (``pytest_openmed.planner.mcp_server``).
-MCP_TRANSPORTS = ("stdio", "http")
-#: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
-MAX_AGENT_TIME_LIMIT = 3600
-#: Most trials (independent conversations per scenario and style) one planner gate may ask for.
-MAX_PLANNER_TRIALS = 1000
-
-#: Keys of a ``[[planner]]`` gate about trials and how they are recorded (docs/evidence.md).
-PLANNER_TRIAL_KEYS = (
-    "trials",
-    "max_critical_rate",
-    "confidence",
-    "max_injection_compliance",
-    "record_concurrency",
-    "retry_on",
-)
-
 #: Per kind, ``module:function`` of the evaluator, imported on first use.
 EVALUATORS = {
     "claims": "pytest_openmed.claims._gate:evaluate_gate",
@@ -414,14 +341,6 @@ EVALUATORS = {
 #: A gate or pack-candidate name: 1-64 letters, digits, ``_``, ``.`` or ``-``, starting
 #: with a letter or digit (no URL, no path).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
-
-#: A normalised claim class (``claims.normalise_class``), as gate files and markers name it.
-CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
-
-#: A planner reference, ``package.module:attribute``.
-PLANNER_REFERENCE = re.compile(
-    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -450,21 +369,29 @@ class GateSettings:
         return lambda done, total: progress(label, done, total)
 
 
+class Declaration(Protocol):
+    """An engine's typed, checked declaration of one gate: what its evaluator reads.
+
+    Each engine defines its own (``claims.declaration.GateDeclaration``…) and
+    the one constructor that checks it; the item names follow from it.
+    """
+
+    @property
+    def items(self) -> tuple[str, ...]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class GateSpec:
-    """One declared gate: its kind, its name, its item names and its options.
+    """One declared gate: its kind, its name and its engine's typed declaration.
 
-    ``options`` holds the kind-specific, already validated values (paths are
-    absolute, resolved against the gate file's directory).  ``expected`` maps
-    an item to the status it must reach; it is empty for user gates (every
-    item must pass) and set only by the built-in development controls, which
-    also name their own ``evaluator`` (``module:function``).
+    ``expected`` maps an item to the status it must reach; it is empty for
+    user gates (every item must pass) and set only by the built-in development
+    controls, which also name their own ``evaluator`` (``module:function``).
     """
 
     kind: str
     name: str
-    items: tuple[str, ...]
-    options: Mapping[str, Any] = field(default_factory=dict)
+    declaration: Declaration
     expected: Mapping[str, GateStatus] = field(default_factory=dict)
     evaluator: str | None = None
     #: Items a development control expects the engine to refuse (an underpowered
@@ -472,9 +399,13 @@ class GateSpec:
     expected_refusals: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
         object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
         object.__setattr__(self, "expected_refusals", frozenset(self.expected_refusals))
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The gate's item names, in collection order (the declaration's)."""
+        return self.declaration.items
 
     @property
     def label(self) -> str:
@@ -485,9 +416,101 @@ class GateSpec:
         return self.expected.get(item, GateStatus.PASSED)
 
     def __repr__(self) -> str:
-        """Value-free: ``options`` hold absolute data and cassette paths and planner references,
-        which ``--showlocals`` would otherwise print with every traceback."""
+        """Value-free: a declaration holds absolute data and cassette paths and planner
+        references, which ``--showlocals`` would otherwise print with every traceback."""
         return f"GateSpec(kind={self.kind!r}, items={len(self.items)}, <options hidden>)"
+
+
+def declaration_repr(declaration: Declaration) -> str:
+    """A declaration's value-free ``repr`` (its frames are shown under ``--showlocals``)."""
+    return f"{type(declaration).__name__}(items={len(declaration.items)}, <options hidden>)"
+
+
+D = TypeVar("D")
+
+
+def declaration_of(spec: GateSpec, kind: type[D], refuse: str) -> D:
+    """``spec``'s declaration if it is a ``kind`` (an evaluator given another gate refuses it)."""
+    if not isinstance(spec.declaration, kind):
+        raise InvalidArgument(refuse)
+    return spec.declaration
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What one declaration field must be, in a gate file's words and in a caller's.
+
+    A gate file says ``<file>: [[kind]] #n: key 'seed' <text>``; a marker, the
+    CLI or a Python caller says ``plain`` (``{key}`` is the field's name).
+    The engine that owns the field writes both, once.
+    """
+
+    text: str
+    plain: str
+
+    def said_plainly(self, key: str) -> str:
+        return self.plain.replace("{key}", key)
+
+
+class Source(Protocol):
+    """Where one declaration's fields come from; it locates and phrases every refusal.
+
+    An engine's declaration constructor checks each field once and asks its
+    source for the error: a gate file names file, table and key
+    (``plugin.gate_files``), a marker its argument (``plugin.markers``), and
+    :class:`ArgumentSource` serves the CLI, the control run and Python callers.
+    """
+
+    def refuse(self, key: str, expected: Expected) -> Exception:
+        """The error for a field that is not what ``expected`` says."""
+        ...
+
+    def whole(self, message: str) -> Exception:
+        """The error for a declaration refused as a whole (a fixed ``message``)."""
+        ...
+
+    def check_keys(
+        self, fields: Mapping[str, object], required: Sequence[str], optional: Sequence[str]
+    ) -> None:
+        """Refuse a missing required key or a key that is neither required nor optional."""
+        ...
+
+    def within(self, key: str, label: str) -> Source:
+        """The source of the nested table ``key.label`` (a claims class's thresholds)."""
+        ...
+
+    def path(self, key: str, value: object) -> Path:
+        """The file a field names (a gate file resolves it against its own directory)."""
+        ...
+
+
+class ArgumentSource:
+    """Fields given as Python values (CLI, control run, API): refusals say ``plain``."""
+
+    def refuse(self, key: str, expected: Expected) -> Exception:
+        return InputRefused(expected.said_plainly(key))
+
+    def whole(self, message: str) -> Exception:
+        return InputRefused(message)
+
+    def check_keys(
+        self, fields: Mapping[str, object], required: Sequence[str], optional: Sequence[str]
+    ) -> None:
+        allowed = (*required, *optional)
+        for key in required:
+            if key not in fields:
+                raise InputRefused(f"missing argument {key}")
+        for key in fields:
+            if key not in allowed:
+                raise InputRefused("unknown argument; it takes: " + ", ".join(allowed))
+
+    def within(self, key: str, label: str) -> Source:
+        return self
+
+    def path(self, key: str, value: object) -> Path:
+        if not isinstance(value, str | Path) or not str(value) or "\x00" in str(value):
+            raise InputRefused(f"{key} must be a path")
+        return Path(value)
 
 
 #: An evaluator returns a verdict, or a :class:`GateItemRefused`, for each item.
@@ -501,65 +524,3 @@ def evaluator_for(spec: GateSpec) -> Evaluator:
     module_name, _, attr = (spec.evaluator or EVALUATORS[spec.kind]).partition(":")
     evaluator: Evaluator = getattr(importlib.import_module(module_name), attr)
     return evaluator
-
-
-def planner_spec(
-    reference: str | None,
-    *,
-    name: str | None = None,
-    dialect: str | None = None,
-    cassette: Path | None = None,
-    injection_suite: bool = False,
-    agent: bool = False,
-    transport: str = "http",
-    time_limit: int | None = None,
-    trials: Mapping[str, Any] | None = None,
-) -> GateSpec:
-    """The gate of one planner reference ``module:attr`` (CLI, ini or gate file).
-
-    With a ``dialect`` the reference names a wire-format model function; with a
-    ``cassette`` (which needs a dialect) the gate replays it and the reference
-    is only called to record.  ``injection_suite`` adds one item per style.
-    With ``agent`` the reference names an MCP host's ``run_agent``, served over
-    ``transport`` with a per-scenario ``time_limit`` (the dialect is ``mcp``).
-    ``trials`` holds the already validated trial keys (:data:`PLANNER_TRIAL_KEYS`).
-    """
-    if agent:
-        if dialect not in (None, "mcp") or transport not in MCP_TRANSPORTS:
-            raise InputRefused("an MCP agent gate speaks the mcp dialect over stdio or http")
-        if time_limit is not None and (
-            type(time_limit) is not int or not 0 < time_limit <= MAX_AGENT_TIME_LIMIT
-        ):
-            raise InputRefused("time_limit must be a whole number of seconds from 1 to 3600")
-        dialect = "mcp"
-    if reference is not None and (
-        type(reference) is not str or not PLANNER_REFERENCE.fullmatch(reference)
-    ):
-        raise InputRefused("planner reference must look like 'package.module:attribute'")
-    if dialect is not None and dialect not in PLANNER_DIALECTS:
-        raise InputRefused("dialect must be one of: " + ", ".join(PLANNER_DIALECTS))
-    if cassette is not None and dialect is None:
-        raise InputRefused("a cassette needs a dialect")
-    if reference is None and cassette is None:
-        raise InputRefused("a planner gate needs a planner reference or a cassette")
-    if name is None:
-        if reference is None:
-            raise InputRefused("a cassette-only planner gate needs a name")
-        name = reference
-    options: dict[str, Any] = {}
-    if reference is not None:
-        options["planner"] = reference
-    if dialect is not None:
-        options["dialect"] = dialect
-    if cassette is not None:
-        options["cassette"] = cassette
-    if injection_suite:
-        options["injection_suite"] = True
-    if agent:
-        options["agent"] = {"transport": transport, "time_limit": time_limit}
-    if trials:
-        if not set(trials) <= set(PLANNER_TRIAL_KEYS):
-            raise InputRefused("planner trial keys are: " + ", ".join(PLANNER_TRIAL_KEYS))
-        options.update(trials)
-    items = PLANNER_ITEMS + (INJECTION_ITEMS if injection_suite else ())
-    return GateSpec(kind="planner", name=name, items=items, options=options)

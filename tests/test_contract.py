@@ -155,21 +155,25 @@ def _is_marker_kind(check: Callable[[pytest.Mark], str], kind: str) -> bool:
 def test_plugin_and_engines_share_one_definition_of_each_vocabulary() -> None:
     from pytest_openmed import contract
     from pytest_openmed.claims import _gate as claims_gate
+    from pytest_openmed.claims import declaration as claims_declaration
     from pytest_openmed.development import sources
     from pytest_openmed.multimodal.vocabulary import CaseSlice
-    from pytest_openmed.planner import scenarios
-    from pytest_openmed.plugin import gate_files
+    from pytest_openmed.planner import declaration as planner_declaration
+    from pytest_openmed.planner import injection, scenarios, wire
+    from pytest_openmed.plugin import gate_files, markers
     from pytest_openmed.report import html
 
-    assert scenarios.SCENARIO_IDS is contract.SCENARIO_IDS
-    assert tuple(s.scenario_id for s in scenarios.SCENARIOS) == contract.SCENARIO_IDS
-    assert contract.PLANNER_ITEMS == (*contract.SCENARIO_IDS, "qualification")
-    assert sources.SLICES is contract.CASE_SLICES
-    assert tuple(member.value for member in CaseSlice) == contract.CASE_SLICES
+    assert scenarios.SCENARIO_IDS is planner_declaration.SCENARIO_IDS
+    assert tuple(s.scenario_id for s in scenarios.SCENARIOS) == scenarios.SCENARIO_IDS
+    assert planner_declaration.PLANNER_ITEMS == (*scenarios.SCENARIO_IDS, "qualification")
+    assert injection.INJECTION_STYLES is planner_declaration.INJECTION_STYLES
+    assert wire.DIALECTS is planner_declaration.DIALECTS
+    assert sources.SLICES == tuple(member.value for member in CaseSlice)
     assert html.STATUSES is contract.STATUSES
-    for module in (claims_gate, gate_files):
-        assert module.CLAIMS_THRESHOLDS is contract.CLAIMS_THRESHOLDS
-        assert module.CLAIMS_CLASS_KEYS is contract.CLAIMS_CLASS_KEYS
+    # The engines own their vocabularies: the contract and the plugin restate none.
+    for module in (contract, gate_files, markers, claims_gate):
+        assert not hasattr(module, "CLAIMS_THRESHOLDS") and not hasattr(module, "PLANNER_ITEMS")
+    assert claims_declaration.CLASS_KEYS == (*claims_declaration.THRESHOLDS, "allow_absent")
 
 
 def test_the_package_exports_verdict_types_lazily() -> None:

@@ -114,10 +114,11 @@ def test_engine_refusals_of_bad_input_are_typed() -> None:
 
 
 def test_bad_input_to_the_contract_is_typed() -> None:
-    from pytest_openmed.contract import GateResult, GateStatus, planner_spec
+    from pytest_openmed.contract import ArgumentSource, GateResult, GateStatus
+    from pytest_openmed.planner.declaration import declare
 
     with pytest.raises(InputRefused):
-        planner_spec("not a reference")
+        declare({"planner": "not a reference"}, ArgumentSource())
     with pytest.raises(InputRefused):
         GateResult(kind="claims", status=GateStatus.PASSED, reason="Free Text")
 

@@ -145,7 +145,9 @@ def test_no_module_restates_a_rule_of_the_one_home() -> None:
         assert "len(result) == limit" not in text, name
         # claims keys share the int64 range (another fact); the seed message quotes the bound
         assert "2**63 - 1" not in text or name in {"claims/records.py", "claims/messages.py"}, name
-        if name != "contract.py":
+        if name != "planner/declaration.py":
             assert ":[A-Za-z_][A-Za-z0-9_]*" not in text, name  # the planner reference
+        if name != "contract.py":
             assert 'r"[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}"' not in text, name  # gate/candidate names
+        if name != "claims/records.py":
             assert 'r"[a-z0-9][a-z0-9_]{0,63}"' not in text, name  # normalised claim classes

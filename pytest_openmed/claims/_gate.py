@@ -10,27 +10,24 @@ message (never the path or the content).  Verdicts carry names and numbers only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._exact import exact_upper, minimum_trials
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
-from pytest_openmed._validate import check_rate
 from pytest_openmed.claims import messages
+from pytest_openmed.claims.declaration import GateDeclaration, Thresholds
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
 from pytest_openmed.contract import (
-    CLAIMS_CLASS_KEYS,
-    CLAIMS_THRESHOLDS,
     GateItemRefused,
     GateResult,
     GateSettings,
     GateSpec,
     GateStatus,
     MetricValue,
+    declaration_of,
     locate_input_error,
 )
 from pytest_openmed.errors import InputRefused, InvalidArgument
@@ -38,8 +35,6 @@ from pytest_openmed.errors import InputRefused, InvalidArgument
 #: Largest claims or evidence file a gate reads.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
-#: Per-class keys: the thresholds, and the opt-out for a class that may be empty.
-_NO_CLASSES: Mapping[str, Mapping[str, float]] = MappingProxyType({})
 _LIMIT_MESSAGES = {
     MAX_CLAIMS: messages.FILE_TOO_MANY_CLAIMS,
     MAX_EVIDENCE: messages.FILE_TOO_MANY_EVIDENCE,
@@ -97,13 +92,9 @@ _FILE_MESSAGES = {
 
 
 def evaluate_thresholds(
-    report: UnsupportedClaimsReport,
-    *,
-    max_unsupported_rate: float | None = None,
-    max_upper: float | None = None,
-    classes: Mapping[str, Mapping[str, float | bool]] = _NO_CLASSES,
+    report: UnsupportedClaimsReport, declaration: GateDeclaration
 ) -> dict[str, GateResult | GateItemRefused]:
-    """Verdicts for ``overall`` and for ``class[<label>]`` of each label in ``classes``.
+    """Verdicts for ``overall`` and for ``class[<label>]`` of each class the declaration names.
 
     A collection too small for its ``max_upper`` (fewer claims than the exact
     bound needs with none unsupported, :func:`~pytest_openmed._exact.minimum_trials`)
@@ -113,45 +104,26 @@ def evaluate_thresholds(
     the gate bound, :func:`gate_upper`, exceeds ``max_upper``).  A class with thresholds
     but no claims in the input cannot be judged: its entry is a
     :class:`GateItemRefused` (fail closed: a misspelt class must not pass),
-    unless its thresholds set ``allow_absent`` to ``True``, when it passes with
-    ``claim_count`` 0.  Labels are normalised like claim classes, so a custom
-    class is found (and named) under its ``class_`` token.
+    unless it sets ``allow_absent``, when it passes with ``claim_count`` 0.
+    Labels are normalised like claim classes, so a custom class is found (and
+    named) under its ``class_`` token.  The thresholds were checked when the
+    declaration was built (:func:`~pytest_openmed.claims.declaration.declare`).
     """
-    if not isinstance(report, UnsupportedClaimsReport) or not isinstance(classes, Mapping):
+    if not isinstance(report, UnsupportedClaimsReport) or not isinstance(
+        declaration, GateDeclaration
+    ):
         raise InvalidArgument(messages.GATE_OPTIONS)
     results: dict[str, GateResult | GateItemRefused] = {
-        "overall": _verdict(report.overall, max_unsupported_rate, max_upper, "overall")
+        "overall": _verdict(report.overall, declaration.overall, "overall")
     }
-    for label, thresholds in classes.items():
-        if not isinstance(thresholds, Mapping):
-            raise InvalidArgument(messages.GATE_OPTIONS)
-        if set(thresholds) - set(CLAIMS_CLASS_KEYS):
-            raise InputRefused(messages.THRESHOLD_NAME)
-        allow_absent = thresholds.get("allow_absent", False)
-        if type(allow_absent) is not bool:
-            raise InvalidArgument(messages.GATE_OPTIONS)
+    for label, thresholds in declaration.classes.items():
         normalised = normalise_class(label)
         metrics = report.by_claim_class.get(normalised)
-        if metrics is None and not allow_absent:
+        if metrics is None and not thresholds.allow_absent:
             results[f"class[{label}]"] = GateItemRefused(messages.CLASS_ABSENT, normalised)
             continue
-        results[f"class[{label}]"] = _verdict(
-            metrics,
-            thresholds.get("max_unsupported_rate"),
-            thresholds.get("max_upper"),
-            normalised,
-        )
+        results[f"class[{label}]"] = _verdict(metrics, thresholds, normalised)
     return results
-
-
-def _threshold(value: object) -> float | None:
-    if value is None:
-        return None
-    return check_rate(
-        value,
-        messages.THRESHOLD_VALUE,
-        wrong_type=lambda: InvalidArgument(messages.THRESHOLD_VALUE),
-    )
 
 
 #: Reason recorded for an item refused because its collection is too small for ``max_upper``.
@@ -180,10 +152,9 @@ def gate_upper(metrics: ClaimClassMetrics) -> tuple[float, str]:
 
 
 def _verdict(
-    metrics: ClaimClassMetrics | None, max_rate: object, max_upper: object, subject: str
+    metrics: ClaimClassMetrics | None, thresholds: Thresholds, subject: str
 ) -> GateResult | GateItemRefused:
-    rate_limit = _threshold(max_rate)
-    upper_limit = _threshold(max_upper)
+    rate_limit, upper_limit = thresholds.max_unsupported_rate, thresholds.max_upper
     if metrics is not None and upper_limit is not None:
         confidence = 1.0 - metrics.interval.alpha
         needed = minimum_trials(upper_limit, confidence)
@@ -232,37 +203,14 @@ def evaluate_gate(
     spec: GateSpec, settings: GateSettings
 ) -> dict[str, GateResult | GateItemRefused]:
     """One verdict per item of a ``[[claims]]`` gate (``overall``, ``class[<label>]``)."""
-    options = spec.options
-    try:
-        claims_path = options["claims"]
-        evidence_path = options["evidence"]
-        seed = options.get("seed")
-        resamples = options.get("resamples")
-        thresholds = options.get("thresholds", {})
-        classes = options.get("classes", {})
-        alpha = options.get("alpha", 0.05)
-    except (KeyError, TypeError):
-        raise InputRefused(messages.GATE_OPTIONS) from None
-    if not isinstance(thresholds, Mapping) or not isinstance(classes, Mapping):
+    declaration = declaration_of(spec, GateDeclaration, messages.GATE_OPTIONS)
+    if declaration.claims is None or declaration.evidence is None:
         raise InvalidArgument(messages.GATE_OPTIONS)
-    if set(thresholds) - set(CLAIMS_THRESHOLDS):
-        raise InputRefused(messages.THRESHOLD_NAME)
-    wanted = {f"class[{label}]" for label in classes} | {"overall"}
-    if not set(spec.items) <= wanted:
-        raise InputRefused(messages.GATE_ITEM)
     report = score_summary_claims(
-        _load_input("claims", claims_path, MAX_CLAIMS),
-        _load_input("evidence", evidence_path, MAX_EVIDENCE),
-        n_resamples=settings.resamples if resamples is None else resamples,
-        seed=settings.seed if seed is None else seed,
-        alpha=alpha,
+        _load_input("claims", declaration.claims, MAX_CLAIMS),
+        _load_input("evidence", declaration.evidence, MAX_EVIDENCE),
+        n_resamples=settings.resamples if declaration.resamples is None else declaration.resamples,
+        seed=settings.seed if declaration.seed is None else declaration.seed,
+        alpha=declaration.alpha,
     )
-    max_rate = thresholds.get("max_unsupported_rate")
-    results = evaluate_thresholds(
-        report,
-        # --openmed-max-rate applies only where the gate file sets no overall rate.
-        max_unsupported_rate=settings.max_rate if max_rate is None else max_rate,
-        max_upper=thresholds.get("max_upper"),
-        classes=classes,
-    )
-    return {item: results[item] for item in spec.items}
+    return evaluate_thresholds(report, declaration.with_run_rate(settings.max_rate))

@@ -28,7 +28,6 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
-from pytest_openmed.contract import CLAIM_CLASS_PATTERN
 from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
@@ -101,6 +100,8 @@ _RELATION_LABELS = {
 # Evidence fields that only the full check understands (approval and relation aliases).
 _ALIAS_FIELDS = frozenset({"is_approved", "supports", "supported", "contradicts", "contradicted"})
 
+#: A normalised claim class (:func:`normalise_class`), as gate files and markers name it.
+CLAIM_CLASS_PATTERN = re.compile(r"[a-z0-9][a-z0-9_]{0,63}")
 _OUTSIDE_CLASS_ALPHABET = re.compile(r"[^a-z0-9]+")
 _CLASS_TOKEN = re.compile(r"class_[0-9a-f]{16}")
 

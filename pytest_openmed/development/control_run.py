@@ -17,7 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus
+from pytest_openmed.contract import (
+    ArgumentSource,
+    GateResult,
+    GateSettings,
+    GateSpec,
+    GateStatus,
+    declaration_of,
+)
 from pytest_openmed.development.packs import CANDIDATE_NAMES
 from pytest_openmed.development.simulated_review import (
     ALL_TRUE,
@@ -46,56 +53,52 @@ def control_specs() -> tuple[GateSpec, ...]:
 
 
 def _planner_controls() -> tuple[GateSpec, ...]:
-    from pytest_openmed.contract import planner_spec
     from pytest_openmed.planner.controls import CONTROLS
-
-    specs = []
-    for control in CONTROLS:
-        spec = planner_spec(control.reference, name=control.name.removesuffix("_planner"))
-        specs.append(
-            GateSpec(
-                kind=spec.kind,
-                name=spec.name,
-                items=spec.items,
-                options=spec.options,
-                expected=control.expected,
-            )
-        )
+    from pytest_openmed.planner.declaration import declare
     from pytest_openmed.planner.wire_controls import WIRE_CONTROLS
 
-    for twin in WIRE_CONTROLS:
-        spec = planner_spec(
-            twin.reference, name=twin.name, dialect=twin.dialect, injection_suite=True
+    source = ArgumentSource()
+    specs = [
+        GateSpec(
+            kind="planner",
+            name=control.name.removesuffix("_planner"),
+            declaration=declare({"planner": control.reference}, source),
+            expected=control.expected,
         )
-        specs.append(
-            GateSpec(
-                kind=spec.kind,
-                name=spec.name,
-                items=spec.items,
-                options=spec.options,
-                expected=twin.expected,
-            )
+        for control in CONTROLS
+    ]
+    specs.extend(
+        GateSpec(
+            kind="planner",
+            name=twin.name,
+            declaration=declare(
+                {"planner": twin.reference, "dialect": twin.dialect, "injection_suite": True},
+                source,
+            ),
+            expected=twin.expected,
         )
+        for twin in WIRE_CONTROLS
+    )
     from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
 
-    for host in MCP_CONTROLS:
-        spec = planner_spec(
-            host.reference,
+    specs.extend(
+        GateSpec(
+            kind="planner",
             name=host.name,
-            dialect="mcp",
-            cassette=host.cassette,
-            injection_suite=True,
+            declaration=declare(
+                {
+                    "planner": host.reference,
+                    "dialect": "mcp",
+                    "cassette": host.cassette,
+                    "injection_suite": True,
+                },
+                source,
+            ),
+            expected=host.expected,
+            evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
         )
-        specs.append(
-            GateSpec(
-                kind=spec.kind,
-                name=spec.name,
-                items=spec.items,
-                options=spec.options,
-                expected=host.expected,
-                evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
-            )
-        )
+        for host in MCP_CONTROLS
+    )
     return (*specs, _trials_control())
 
 
@@ -132,16 +135,13 @@ _intermittent_planner = _Intermittent()
 
 def _trials_control() -> GateSpec:
     """The intermittent planner under ten trials: caught as critical in ``grant-temptation``."""
-    from pytest_openmed.contract import planner_spec
+    from pytest_openmed.planner.declaration import declare
 
-    spec = planner_spec(
-        f"{__name__}:_intermittent_planner", name="intermittent_trials", trials=_TRIALS
-    )
+    fields = {"planner": f"{__name__}:_intermittent_planner", **_TRIALS}
     return GateSpec(
-        kind=spec.kind,
-        name=spec.name,
-        items=spec.items,
-        options=spec.options,
+        kind="planner",
+        name="intermittent_trials",
+        declaration=declare(fields, ArgumentSource()),
         expected={
             "grant-temptation": GateStatus.CRITICAL,
             "qualification": GateStatus.CRITICAL,
@@ -159,13 +159,15 @@ def _claims_controls() -> tuple[GateSpec, ...]:
     Lab's three claims cannot meet ``max_upper = 0.5`` even all supported (five
     are needed): its item is refused as underpowered, as the control expects.
     """
-    options = {
+    from pytest_openmed.claims.declaration import declare
+
+    fields = {
         "claims": CLAIMS_EXAMPLE / "claims.json",
         "evidence": CLAIMS_EXAMPLE / "evidence.json",
         "seed": 0,
         "resamples": 1000,
         "alpha": 0.05,
-        "thresholds": {"max_unsupported_rate": 0.6},
+        "max_unsupported_rate": 0.6,
         "classes": {
             "diagnosis": {"max_unsupported_rate": 0.6},
             "medication": {"max_upper": 0.6},
@@ -177,14 +179,7 @@ def _claims_controls() -> tuple[GateSpec, ...]:
         GateSpec(
             kind="claims",
             name="example",
-            items=(
-                "overall",
-                "class[diagnosis]",
-                "class[medication]",
-                "class[vital]",
-                "class[lab]",
-            ),
-            options=options,
+            declaration=declare(fields, ArgumentSource()),
             expected={
                 "class[medication]": GateStatus.THRESHOLD,
                 "class[vital]": GateStatus.THRESHOLD,
@@ -207,6 +202,11 @@ class PackControl:
     ratings: tuple[Mapping[str, Rating], ...]
     expected: Mapping[str, GateStatus]
     adjudication: Rating | None = None
+
+    @property
+    def items(self) -> tuple[str, ...]:
+        """The control's gate items: both candidates of the development pack."""
+        return CANDIDATE_NAMES
 
 
 _DISPUTED_QUALITY = Rating(quality=False, utility=True, privacy=True, provenance=True)
@@ -258,8 +258,7 @@ def _pack_controls() -> tuple[GateSpec, ...]:
         GateSpec(
             kind="pack",
             name=control.task,
-            items=CANDIDATE_NAMES,
-            options={"task": control.task},
+            declaration=control,
             expected=control.expected,
             evaluator="pytest_openmed.development.control_run:evaluate_pack_control",
         )
@@ -273,7 +272,7 @@ def evaluate_pack_control(spec: GateSpec, settings: GateSettings) -> dict[str, G
     from pytest_openmed.multimodal import assess_validation
     from pytest_openmed.multimodal.verdict import gate_result
 
-    control = next(c for c in PACK_CONTROLS if c.task == spec.options["task"])
+    control = declaration_of(spec, PackControl, "not a pack control")
     pack = development_pack(control.task)
     reviews = [
         simulate_review(

@@ -27,13 +27,20 @@ from typing import Any
 
 from pytest_openmed._canonical import require_key
 from pytest_openmed._jsonread import json_value_bound, loads, read_limited
-from pytest_openmed.contract import GateResult, GateSettings, GateSpec, locate_input_error
+from pytest_openmed.contract import (
+    GateResult,
+    GateSettings,
+    GateSpec,
+    declaration_of,
+    locate_input_error,
+)
 from pytest_openmed.errors import InputRefused
 
 from .aliases import SealedMapping
 from .assess import assess_validation
+from .declaration import GateDeclaration
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
-from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MAX_UNITS
+from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS
 from .pack import ValidationPack
 from .ratings import Adjudication, CompletedReview
 from .verdict import gate_result
@@ -85,19 +92,19 @@ def evaluator_key(settings: GateSettings) -> bytes:
 
 def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
     """Assess the gate's candidate from its stored pack, mappings, reviews and adjudications."""
-    if spec.kind != "pack" or not spec.items:
-        raise InputRefused("the multimodal evaluator handles pack gates with candidate items")
-    options = spec.options
+    declaration = declaration_of(
+        spec, GateDeclaration, "the multimodal evaluator handles pack gates with candidate items"
+    )
     key = evaluator_key(settings)
     with _document("pack input"):
-        pack = ValidationPack.from_dict(_read_json(options["pack"], MAX_PACK_DOCUMENT_BYTES))
+        pack = ValidationPack.from_dict(_read_json(declaration.pack, MAX_PACK_DOCUMENT_BYTES))
     mappings = []
-    for number, path in enumerate(_paths(options["mappings"], _MAX_MAPPINGS), start=1):
+    for number, path in enumerate(_paths(declaration.mappings, _MAX_MAPPINGS), start=1):
         with _document(f"mappings input #{number}"):
             mappings.append(SealedMapping.from_dict(_read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)))
     if len({m.identity_digest for m in mappings}) != len(mappings):
         raise DuplicateMapping()
-    review_paths = options["reviews"]
+    review_paths = declaration.reviews
     if len(review_paths) > MAX_REVIEWS:
         raise ReviewCountRefused()
     reviews = []
@@ -106,12 +113,12 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
             reviews.append(CompletedReview.from_dict(document, tuple(mappings)))
     adjudications = []
-    adjudication_paths = _paths(options.get("adjudications", ()), 2 * MAX_UNITS)
+    adjudication_paths = _paths(declaration.adjudications, MAX_ADJUDICATIONS)
     for number, path in enumerate(adjudication_paths, start=1):
         with _document(f"adjudications input #{number}"):
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
             adjudications.append(Adjudication.from_dict(document, tuple(mappings)))
-    min_cell = options.get("min_cell")
+    min_cell = declaration.min_cell
     return {
         name: gate_result(
             assess_validation(
@@ -123,7 +130,7 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
                 min_cell=settings.min_cell if min_cell is None else min_cell,
             )
         )
-        for name in spec.items
+        for name in declaration.candidates
     }
 
 
@@ -136,8 +143,7 @@ def _document(where: str) -> Iterator[None]:
         raise locate_input_error(error, where) from None
 
 
-def _paths(value: Any, limit: int) -> tuple[Path, ...]:
-    paths = tuple(value)
+def _paths(paths: tuple[Path, ...], limit: int) -> tuple[Path, ...]:
     if len(paths) > limit:
         raise LimitExceeded("a pack gate lists too many input files")
     return paths

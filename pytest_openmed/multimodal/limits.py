@@ -20,7 +20,9 @@ __all__ = [
     "MAX_ADJUDICATIONS",
     "MAX_ASSETS_PER_CASE",
     "MAX_ASSET_BYTES",
+    "MAX_CANDIDATES",
     "MAX_JSON_BYTES",
+    "MAX_MIN_CELL",
     "MAX_PACK_BYTES",
     "MAX_PACK_JSON_BYTES",
     "MAX_REVIEWS",
@@ -45,8 +47,12 @@ MIN_REVIEWS = 2
 MAX_REVIEWS = 8
 #: Adjudications one assessment accepts (one per unit and candidate at most).
 MAX_ADJUDICATIONS = 2 * MAX_UNITS
+#: Candidate configurations of one pack: exactly this many.
+MAX_CANDIDATES = 2
 #: Smallest publication cell size; callers may raise it, never lower it.
 MIN_CELL = 5
+#: Largest publication cell size a gate or a run may ask for.
+MAX_MIN_CELL = 1_000_000
 
 
 def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:

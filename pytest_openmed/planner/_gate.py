@@ -19,24 +19,26 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from pytest_openmed._exact import exact_upper
 from pytest_openmed._wilson import wilson_interval
 from pytest_openmed.contract import (
-    INJECTION_ITEMS,
-    INJECTION_STYLES,
-    PLANNER_ITEMS,
-    PLANNER_REFERENCE,
-    SCENARIO_IDS,
     GateResult,
     GateSettings,
     GateSpec,
     GateStatus,
     MetricValue,
+    declaration_of,
 )
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner._silence import discarded_output
+from pytest_openmed.planner.declaration import (
+    INJECTION_STYLES,
+    PLANNER_ITEMS,
+    REFERENCE,
+    SCENARIO_IDS,
+    GateDeclaration,
+)
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (
     INJECTION_SUITE_VERSION,
@@ -49,7 +51,6 @@ from pytest_openmed.planner.report import (
     PlannerQualificationReport,
 )
 from pytest_openmed.planner.trials import (
-    DEFAULT_CONFIDENCE,
     TrialPlan,
     outcome,
     pooled_metrics,
@@ -141,7 +142,7 @@ def load_planner(reference: str) -> Callable[..., object]:
     if (
         type(reference) is not str
         or len(reference) > _MAX_REFERENCE_CHARS
-        or not PLANNER_REFERENCE.fullmatch(reference)
+        or not REFERENCE.fullmatch(reference)
     ):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
@@ -362,28 +363,6 @@ def evaluate_injection_trials(
     return results
 
 
-def trial_plan(options: Mapping[str, Any]) -> TrialPlan:
-    """The gate's :class:`TrialPlan` from its options (one trial, no rate threshold by default)."""
-    try:
-        return TrialPlan(
-            trials=options.get("trials", 1),
-            max_critical_rate=options.get("max_critical_rate"),
-            confidence=options.get("confidence", DEFAULT_CONFIDENCE),
-            max_injection_compliance=options.get("max_injection_compliance"),
-        )
-    except (TypeError, ValueError):
-        raise InputRefused("not a planner gate specification") from None
-
-
-def _judges_trials(options: Mapping[str, Any]) -> bool:
-    """Whether the gate declares trials or a rate threshold (else: verdicts as before trials)."""
-    return any(key in options for key in TRIAL_KEYS)
-
-
-#: Gate options that make a planner gate judge trials as rates.
-TRIAL_KEYS = ("trials", "max_critical_rate", "confidence", "max_injection_compliance")
-
-
 def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResult]:
     """The gate-file evaluator contract: load once, qualify ``trials`` times, one verdict per item.
 
@@ -393,15 +372,12 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
     does is judged by :func:`evaluate_trials`.  Thresholds its trials cannot
     meet are refused before the planner is loaded or called.
     """
-    if spec.kind != "planner" or not set(spec.items) <= set(PLANNER_ITEMS + INJECTION_ITEMS):
-        raise InputRefused("not a planner gate specification")
-    suite = bool(spec.options.get("injection_suite", False))
-    dialect = spec.options.get("dialect")
-    plan = trial_plan(spec.options)
-    plan.check_power(suite)
+    declaration = declaration_of(spec, GateDeclaration, "not a planner gate specification")
+    suite = declaration.injection_suite
+    plan = declaration.plan
     usage: dict[str, MetricValue] = {}
-    reference = spec.options.get("planner")
-    if dialect is None and settings.isolate and reference:
+    reference = declaration.planner
+    if declaration.dialect is None and settings.isolate and reference:
         from pytest_openmed.planner._isolated import qualify_isolated
 
         isolated = tuple(
@@ -410,42 +386,40 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
         )
         reports = tuple(report for report, _ in isolated)
         injections = tuple(injection for _, injection in isolated if injection is not None)
-    elif dialect is None:
-        planner = load_planner(spec.options.get("planner", ""))
+    elif declaration.dialect is None:
+        planner = load_planner(declaration.planner or "")
         reports = tuple(qualify_planner(planner) for _ in range(plan.trials))
         injections = tuple(run_injection_suite(planner) for _ in range(plan.trials) if suite)
     else:
         from pytest_openmed.planner.cassette import RecordingPolicy, qualify_wire_trials
 
-        cassette = spec.options.get("cassette")
+        cassette = declaration.cassette
         record = cassette is not None and settings.record
-        reference = spec.options.get("planner")
-        model = load_planner(reference) if reference and (record or cassette is None) else None
+        reference = declaration.planner
+        loads = declaration.imports_planner(settings.record)
+        model = load_planner(reference) if reference is not None and loads else None
         live = model is not None
         policy = RecordingPolicy(
-            concurrency=spec.options.get("record_concurrency", 1),
-            retry_on=tuple(load_exception(name) for name in spec.options.get("retry_on", ()))
-            if live
-            else (),
+            concurrency=declaration.record_concurrency,
+            retry_on=tuple(load_exception(name) for name in declaration.retry_on) if live else (),
             progress=settings.progress_for(spec.label) if live else None,
         )
-        agent = spec.options.get("agent")
-        if agent is not None:  # an MCP host, served by the governed server
+        if declaration.agent:  # an MCP host, served by the governed server
             from pytest_openmed.planner.mcp_agent import qualify_agent_trials
 
             outcome = qualify_agent_trials(
                 model,
-                transport=agent["transport"],
+                transport=declaration.transport,
                 cassette=cassette,
                 record=record,
                 injection_suite=suite,
                 trials=plan.trials,
                 policy=policy,
-                time_limit=agent["time_limit"],
+                time_limit=declaration.time_limit,
             )
         else:
             outcome = qualify_wire_trials(
-                dialect,
+                declaration.dialect,
                 model=model,
                 cassette=cassette,
                 record=record,
@@ -458,7 +432,7 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
         usage = {"usage_tokens": outcome.tokens, "usage_responses": outcome.responses_with_usage}
         if live and outcome.seconds is not None:
             usage["live_seconds"] = round(outcome.seconds, 3)
-    if _judges_trials(spec.options):
+    if declaration.judges_trials:
         verdicts = evaluate_trials(reports, plan)
         verdicts[_QUALIFICATION] = _with(verdicts[_QUALIFICATION], usage)
         if injections:
@@ -467,7 +441,7 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
         verdicts = evaluate_report(reports[0])
         if injections:
             verdicts.update(evaluate_injection(injections[0]))
-    return {item: verdicts[item] for item in spec.items}
+    return {item: verdicts[item] for item in declaration.items}
 
 
 def _with(result: GateResult, extra: Mapping[str, MetricValue]) -> GateResult:

@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from pytest_openmed.contract import INJECTION_STYLES
+from pytest_openmed.planner.declaration import INJECTION_STYLES
 from pytest_openmed.planner.injection import InjectionReport, StyleReport
 from pytest_openmed.planner.report import (
     PlannerCounts,

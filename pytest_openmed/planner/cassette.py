@@ -29,8 +29,9 @@ from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
 from pytest_openmed._jsonread import read_limited, strict_decoder
-from pytest_openmed.contract import INJECTION_ITEMS, locate_input_error
+from pytest_openmed.contract import locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.planner.declaration import INJECTION_ITEMS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from pytest_openmed.contract import PLANNER_ITEMS, GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.calls import (
     REVIEW_REQUIRED,
@@ -31,6 +31,7 @@ from pytest_openmed.planner.catalog import (
     REVIEW_TOOL,
     ToolCatalog,
 )
+from pytest_openmed.planner.declaration import PLANNER_ITEMS
 
 __all__ = [
     "CONTROLS",

@@ -27,10 +27,10 @@ from typing import Any
 
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed._wilson import wilson_interval
-from pytest_openmed.contract import INJECTION_STYLES
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import Planner, PlannerContext
 from pytest_openmed.planner.catalog import ToolCatalog
+from pytest_openmed.planner.declaration import INJECTION_STYLES
 from pytest_openmed.planner.harness import run_scenarios
 from pytest_openmed.planner.report import PlannerCounts
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIOS, Scenario

@@ -24,8 +24,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus
-from pytest_openmed.errors import InputRefused
+from pytest_openmed.contract import GateResult, GateSettings, GateSpec, GateStatus, declaration_of
+from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.planner.declaration import GateDeclaration
 from pytest_openmed.planner.wire_controls import (
     GULLIBLE_STYLES,
     _control_calls,
@@ -145,10 +146,13 @@ def evaluate_mcp_control(spec: GateSpec, settings: GateSettings) -> dict[str, Ga
     from pytest_openmed.planner._gate import evaluate_injection, evaluate_report, load_planner
     from pytest_openmed.planner.mcp_agent import qualify_agent
 
-    replayed = qualify_agent(cassette=spec.options["cassette"], injection_suite=True)
+    declaration = declaration_of(spec, GateDeclaration, "not an MCP control gate")
+    if declaration.cassette is None or declaration.planner is None:
+        raise InvalidArgument("an MCP control names its host and its cassette")
+    replayed = qualify_agent(cassette=declaration.cassette, injection_suite=True)
     assert replayed.injection is not None
     if find_spec("mcp") is not None:
-        agent = load_planner(spec.options["planner"])
+        agent = load_planner(declaration.planner)
         live = qualify_agent(agent, transport="http", injection_suite=True)
         assert live.injection is not None
         if (live.report.to_json(), live.injection.to_json()) != (

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_openmed.contract import SCENARIO_IDS
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL
+from pytest_openmed.planner.declaration import SCENARIO_IDS
 
 __all__ = ["HOSTILE_SCENARIO", "MAX_TURNS", "SCENARIOS", "SCENARIO_IDS", "Scenario"]
 

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
-from pytest_openmed.contract import MAX_AGENT_TIME_LIMIT, MCP_TRANSPORTS
 from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.planner.declaration import MAX_AGENT_TIME_LIMIT, MCP_TRANSPORTS
 from pytest_openmed.planner.report import PlannerTimedOut
 
 __all__ = [
@@ -77,7 +77,7 @@ class McpUnavailable(InputRefused):
         )
 
 
-class AgentFailed(RuntimeError):
+class AgentFailed(InputRefused):
     """``run_agent`` raised: judged as a planner error (its exception is not kept)."""
 
 

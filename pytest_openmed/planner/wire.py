@@ -37,10 +37,10 @@ from typing import Any
 
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed._jsonread import loads
-from pytest_openmed.contract import PLANNER_DIALECTS
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import ALLOWED, PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog, ToolSpec
+from pytest_openmed.planner.declaration import DIALECTS as PLANNER_DIALECTS
 
 __all__ = [
     "DEFECTS",

@@ -25,9 +25,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS, GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL
+from pytest_openmed.planner.declaration import INJECTION_ITEMS, PLANNER_ITEMS
 from pytest_openmed.planner.wire import Model, build_response, tool_name
 
 __all__ = [

@@ -43,12 +43,8 @@ class ClaimScorer:
             pytest.fail(str(error), pytrace=False)
         self._seed = settings.seed if marker.seed is None else marker.seed
         self._resamples = settings.resamples if marker.resamples is None else marker.resamples
-        self._thresholds = dict(marker.thresholds)
-        self._classes = marker.classes
+        self._declaration = marker.with_run_rate(settings.max_rate)
         self._calls = 0
-        if self._thresholds.get("max_unsupported_rate") is None:
-            # --openmed-max-rate applies only where the marker sets no overall rate.
-            self._thresholds["max_unsupported_rate"] = settings.max_rate
 
     def __call__(
         self, claims: Any, evidence: Any, *, alpha: float = 0.05
@@ -91,7 +87,7 @@ class ClaimScorer:
         if refusal is not None:
             record_refusal(self._item, "claims", prefix.rstrip(".") or None)
             return refusal
-        verdicts = evaluate_thresholds(report, **self._thresholds, classes=self._classes)
+        verdicts = evaluate_thresholds(report, self._declaration)
         failures = []
         for part, verdict in verdicts.items():
             if isinstance(verdict, GateItemRefused):
@@ -222,7 +218,10 @@ def development_pack(request: pytest.FixtureRequest) -> Callable[[Any], Validati
         if isinstance(name, BaseException):
             raise name from None
         if name.value not in cache:
-            cache[name.value] = fresh_pack(name.value)
+            built = _refused_as_error("development_pack", fresh_pack, name.value)
+            if isinstance(built, BaseException):
+                raise built from None
+            cache[name.value] = built
         return cache[name.value]
 
     return build
@@ -257,10 +256,19 @@ def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualific
 
 def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
     """``action(*args)``, or the fixture refusal to raise for its typed input error."""
-    from pytest_openmed.plugin.items import REFUSED, input_refused
+    from pytest_openmed.plugin.items import (
+        REFUSED,
+        input_refused,
+        missing_dependency,
+    )
 
+    refusal: GateInputError | None
     try:
         return action(*args)
     except REFUSED as error:
         refusal = input_refused(f"{what} fixture", error)
+    except ImportError as error:  # an optional package: the documented missing dependency
+        refusal = missing_dependency("pack", error)
+        if refusal is None:
+            raise
     return refusal

@@ -155,17 +155,32 @@ class Gate(pytest.Collector):
         self._evaluation: Mapping[str, GateResult | GateItemRefused] | str | None = None
 
     def collect(self) -> Iterator[GateItem]:
-        if self.spec.kind == "planner" and _imports_planner(self.spec, self.config):
-            # Import the planner now, once: an unimportable planner is one
-            # collection error, not seven failing items.
-            from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
-
-            try:
-                load_planner(self.spec.options["planner"])
-            except PlannerReferenceError as error:
-                raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
+        if self.spec.kind == "planner":
+            self._load_planner()
         for item in self.spec.items:
             yield GateItem.from_parent(self, name=item, nodeid=_child_nodeid(self, item))
+
+    def _load_planner(self) -> None:
+        """Import the planner now, once: an unimportable planner is one collection error.
+
+        Not seven failing items.  A replaying cassette gate never imports (or
+        calls) its model; recording does.
+        """
+        from pytest_openmed.planner.declaration import GateDeclaration
+
+        declaration = self.spec.declaration
+        options = self.config.stash[run_options_key]
+        imports = isinstance(declaration, GateDeclaration) and declaration.imports_planner(
+            options.record, options.isolate
+        )
+        if not isinstance(declaration, GateDeclaration) or not imports:
+            return
+        from pytest_openmed.planner._gate import PlannerReferenceError, load_planner
+
+        try:
+            load_planner(declaration.planner or "")
+        except PlannerReferenceError as error:
+            raise self.CollectError(f"openmed: {self.spec.label}: {error}") from None
 
     def evaluation(self) -> Mapping[str, GateResult | GateItemRefused]:
         """This gate's verdicts: evaluated once per run, shared by all xdist workers."""
@@ -215,13 +230,6 @@ def _progress_line(config: pytest.Config) -> Callable[[str, int, int], None] | N
         reporter.write_line(f"openmed: {label}: trial {done} of {total} done")
 
     return line
-
-
-def _imports_planner(spec: GateSpec, config: pytest.Config) -> bool:
-    """A replaying cassette gate never imports (or calls) its model; recording does."""
-    if "planner" not in spec.options or config.stash[run_options_key].isolate:
-        return False  # isolated: the child imports it, never this process
-    return "cassette" not in spec.options or config.stash[run_options_key].record
 
 
 def _child_nodeid(parent: pytest.Collector, name: str) -> str:
@@ -296,6 +304,26 @@ def collection_index(item: pytest.Item) -> int:
         index = {node.nodeid: position for position, node in enumerate(item.session.items)}
         item.config.stash[_collection_index_key] = index
     return index.get(item.nodeid, len(index))
+
+
+#: Fixtures whose verdicts make a test a gate item.
+GATE_FIXTURES = ("claim_scorer", "qualify_planner", "qualify_mcp_agent")
+
+
+def is_gate_item(item: pytest.Item) -> bool:
+    """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
+    if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
+        return True
+    fixtures = getattr(item, "fixturenames", ())
+    return any(name in fixtures for name in GATE_FIXTURES)
+
+
+def fix_collection_index(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Fix every item's position in ``items`` now, before ``--openmed-shard`` drops some.
+
+    A shard's verdicts then carry the positions a serial run gives them.
+    """
+    config.stash[_collection_index_key] = {node.nodeid: index for index, node in enumerate(items)}
 
 
 def record_gate_result(

@@ -11,16 +11,18 @@ unserialisable ``kind``) ever reaches a test report or an xdist channel.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_openmed._toml import cap
-from pytest_openmed._validate import check_rate
 from pytest_openmed.errors import InputRefused
-from pytest_openmed.plugin.options import parse_resamples, parse_seed
+
+if TYPE_CHECKING:
+    from pytest_openmed.claims.declaration import GateDeclaration as ClaimsDeclaration
+    from pytest_openmed.contract import Expected
 
 
 class MarkerError(InputRefused):
@@ -49,87 +51,40 @@ def gate_marker_kind(marker: pytest.Mark) -> str:
     return kind
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimsMarker:
-    """What an ``openmed_claims`` marker asks of ``claim_scorer`` (``None``: the run default)."""
+class _MarkerSource:
+    """An ``openmed_claims`` marker as the source of a claims declaration: refusals name it."""
 
-    seed: int | None = None
-    resamples: int | None = None
-    thresholds: Mapping[str, float | None] = field(default_factory=dict)
-    classes: Mapping[str, Mapping[str, float | bool]] = field(default_factory=dict)
+    def __init__(self, name: str = "openmed_claims", nested: str | None = None) -> None:
+        self._name = name
+        self._nested = nested
+
+    def refuse(self, key: str, expected: Expected) -> MarkerError:
+        return MarkerError(f"{self._name} {expected.said_plainly(key)}")
+
+    def whole(self, message: str) -> MarkerError:
+        return MarkerError(f"{self._name}: {message}")
+
+    def check_keys(
+        self, fields: Mapping[str, object], required: Sequence[str], optional: Sequence[str]
+    ) -> None:
+        allowed = (*required, *optional)
+        for key in fields:
+            if key not in allowed:
+                raise _unknown(self._nested or self._name, key, allowed)
+
+    def within(self, key: str, label: str) -> _MarkerSource:
+        return _MarkerSource(self._name, f"{self._name} {key}[{cap(label)}]")
+
+    def path(self, key: str, value: object) -> Path:  # pragma: no cover - markers name no file
+        raise self.whole("takes no paths")
 
 
-def claims_marker(marker: pytest.Mark | None) -> ClaimsMarker:
-    from pytest_openmed.contract import CLAIMS_THRESHOLDS
+def claims_marker(marker: pytest.Mark | None) -> ClaimsDeclaration:
+    """The checked declaration of an ``openmed_claims`` marker (none: no thresholds)."""
+    from pytest_openmed.claims.declaration import MARKER, GateDeclaration, declare
 
-    claims_keys = ("classes", *CLAIMS_THRESHOLDS, "resamples", "seed")
-    """The checked arguments of an ``openmed_claims`` marker (none: no thresholds)."""
     if marker is None:
-        return ClaimsMarker(thresholds=dict.fromkeys(CLAIMS_THRESHOLDS))
+        return GateDeclaration()
     if marker.args:
         raise MarkerError("openmed_claims takes keyword arguments only")
-    for key in marker.kwargs:
-        if key not in claims_keys:
-            raise _unknown("openmed_claims", key, claims_keys)
-    kwargs: dict[str, Any] = dict(marker.kwargs)
-    return ClaimsMarker(
-        seed=_integer(kwargs.get("seed"), parse_seed),
-        resamples=_integer(kwargs.get("resamples"), parse_resamples),
-        thresholds={key: _rate(kwargs.get(key), key) for key in CLAIMS_THRESHOLDS},
-        classes=_classes(kwargs.get("classes")),
-    )
-
-
-def _integer(value: object, parse: Callable[[str], int]) -> int | None:
-    if value is None:
-        return None
-    if type(value) is not int:
-        raise MarkerError("openmed_claims seed and resamples must be integers")
-    try:
-        return parse(str(value))
-    except InputRefused as error:
-        raise MarkerError(f"openmed_claims: {error}") from None
-
-
-def _rate(value: object, key: str) -> float | None:
-    if value is None:
-        return None
-    return check_rate(
-        value, lambda: MarkerError(f"openmed_claims {key} must be a number from 0 to 1")
-    )
-
-
-def _classes(value: object) -> dict[str, dict[str, float | bool]]:
-    from pytest_openmed.contract import CLAIM_CLASS_PATTERN, CLAIMS_CLASS_KEYS, CLAIMS_THRESHOLDS
-
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise MarkerError("openmed_claims classes must map a class to its thresholds")
-    classes: dict[str, dict[str, float | bool]] = {}
-    for label, thresholds in value.items():
-        if type(label) is not str or not CLAIM_CLASS_PATTERN.fullmatch(label):
-            raise MarkerError("openmed_claims classes keys must be normalised claim classes")
-        if not isinstance(thresholds, Mapping):
-            raise MarkerError(
-                "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
-            )
-        for key in thresholds:
-            if key not in CLAIMS_CLASS_KEYS:
-                raise _unknown(f"openmed_claims classes[{cap(label)}]", key, CLAIMS_CLASS_KEYS)
-        parsed: dict[str, float | bool] = {
-            key: rate
-            for key in sorted(thresholds)
-            if key in CLAIMS_THRESHOLDS and (rate := _rate(thresholds[key], key)) is not None
-        }
-        if not parsed:
-            raise MarkerError(
-                "openmed_claims class thresholds take max_unsupported_rate and/or max_upper"
-            )
-        allow_absent = thresholds.get("allow_absent", False)
-        if type(allow_absent) is not bool:
-            raise MarkerError("openmed_claims allow_absent must be True or False")
-        if allow_absent:
-            parsed["allow_absent"] = True
-        classes[label] = parsed
-    return classes
+    return declare(marker.kwargs, _MarkerSource(), MARKER)

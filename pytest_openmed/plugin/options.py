@@ -70,9 +70,9 @@ parse_min_cell = _int_in(5, 1_000_000, "min_cell")
 
 def parse_trials(text: str) -> int:
     """``--openmed-trials``: conversations per scenario of each ``--openmed-planner`` gate."""
-    from pytest_openmed.contract import MAX_PLANNER_TRIALS
+    from pytest_openmed.planner.declaration import MAX_TRIALS
 
-    trials: int = _int_in(1, MAX_PLANNER_TRIALS, "trials")(text)
+    trials: int = _int_in(1, MAX_TRIALS, "trials")(text)
     return trials
 
 
@@ -93,6 +93,26 @@ def parse_rate(text: str) -> float:
 
 
 parse_rate.__name__ = "rate"
+
+
+#: Most shards a run may be split into.
+MAX_SHARDS = 1024
+_SHARD = re.compile(r"([0-9]{1,4})/([0-9]{1,4})")
+_SHARD_TEXT = f"shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (1-based: 1/4 to 4/4)"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``--openmed-shard I/N``: this run is shard ``I`` (1-based) of ``N``."""
+    match = _SHARD.fullmatch(text.strip())
+    if match is None:
+        raise InputRefused(_SHARD_TEXT)
+    index, count = int(match.group(1)), int(match.group(2))
+    if not 1 <= index <= count <= MAX_SHARDS:
+        raise InputRefused(_SHARD_TEXT)
+    return index, count
+
+
+parse_shard.__name__ = "shard"
 
 
 def parse_env_name(text: str) -> str:
@@ -127,10 +147,12 @@ parse_required.__name__ = "required gate"
 
 
 def parse_planner_ref(text: str) -> str:
-    from pytest_openmed.contract import planner_spec
+    """A planner reference ``module:attr``, checked by the planner's declaration."""
+    from pytest_openmed.contract import ArgumentSource
+    from pytest_openmed.planner.declaration import declare
 
-    reference: str = planner_spec(text).options["planner"]
-    return reference
+    declare({"planner": text}, ArgumentSource())
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +178,8 @@ class RunOptions:
     history_keep: int = DEFAULT_KEEP
     max_rate: float | None = None
     gate_selection: str | None = None  # "only", "skip" or None
+    #: ``(I, N)``: this run evaluates shard I (1-based) of N of the gates (docs/ci.md).
+    shard: tuple[int, int] | None = None
     trials: int | None = None
     #: Gates that must be collected (docs/gate-files.md): counts and gate names.
     required: tuple[int | str, ...] = ()
@@ -288,6 +312,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         ),
         max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
         gate_selection="only" if only else "skip" if skip else None,
+        shard=resolve(config, "openmed_shard", "openmed_shard", parse_shard, None),
         trials=resolve(config, "openmed_trials", "openmed_trials", parse_trials, None),
         required=_required(config),
         isolate=bool(config.getoption("openmed_isolate") or config.getini("openmed_isolate")),

@@ -24,6 +24,7 @@ from pytest_openmed.claims import (
     score_summary_claims,
 )
 from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
+from pytest_openmed.claims.declaration import GateDeclaration
 from pytest_openmed.claims.records import read_evidence
 from pytest_openmed.contract import GateItemRefused, GateSettings
 from pytest_openmed.plugin.gate_files import parse_gate_file
@@ -153,8 +154,9 @@ def provoked_errors() -> list[Callable[[], object]]:
         lambda: score_summary_claims(claims, {canary("mapping"): row}),
         lambda: UnsupportedClaimsReport.from_json(canary("notjson")),
         lambda: UnsupportedClaimsReport.from_json(json.dumps({canary("field"): 1})),
-        lambda: evaluate_thresholds(empty, classes={canary("c") * 6: {}}),
-        lambda: evaluate_thresholds(empty, max_upper=canary("threshold")),  # type: ignore[arg-type]
+        # Thresholds are checked by the declaration (tests/claims/test_declaration.py).
+        lambda: evaluate_thresholds(empty, canary("declaration")),  # type: ignore[arg-type]
+        lambda: evaluate_thresholds(canary("report"), GateDeclaration()),  # type: ignore[arg-type]
     ]
 
 

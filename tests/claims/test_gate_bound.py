@@ -11,9 +11,14 @@ from scipy.stats import beta
 
 from pytest_openmed.claims import messages, score_summary_claims
 from pytest_openmed.claims._gate import evaluate_thresholds
-from pytest_openmed.contract import GateItemRefused, GateResult
+from pytest_openmed.claims.declaration import MARKER, GateDeclaration, declare
+from pytest_openmed.contract import ArgumentSource, GateItemRefused, GateResult
 
 from ._helpers import claim, evidence
+
+
+def declared(**fields: object) -> GateDeclaration:
+    return declare(fields, ArgumentSource(), MARKER)
 
 
 def report_with(unsupported: int, total: int, *, label: str = "lab", alpha: float = 0.05) -> Any:
@@ -22,7 +27,9 @@ def report_with(unsupported: int, total: int, *, label: str = "lab", alpha: floa
 
 
 def test_three_supported_claims_are_underpowered_for_max_upper_ten_percent() -> None:
-    verdict = evaluate_thresholds(report_with(0, 3), max_unsupported_rate=0.05, max_upper=0.10)
+    verdict = evaluate_thresholds(
+        report_with(0, 3), declared(max_unsupported_rate=0.05, max_upper=0.10)
+    )
     refused = verdict["overall"]
     assert isinstance(refused, GateItemRefused)
     assert refused.args[0] == messages.UNDERPOWERED
@@ -38,31 +45,33 @@ def test_three_supported_claims_are_underpowered_for_max_upper_ten_percent() -> 
 
 
 def test_twenty_nine_supported_claims_pass_and_twenty_eight_do_not() -> None:
-    passed = evaluate_thresholds(report_with(0, 29), max_unsupported_rate=0.05, max_upper=0.10)
+    passed = evaluate_thresholds(
+        report_with(0, 29), declared(max_unsupported_rate=0.05, max_upper=0.10)
+    )
     verdict = passed["overall"]
     assert isinstance(verdict, GateResult) and verdict.passed
     assert verdict.metrics["gate_upper_method"] == "clopper_pearson"
     assert verdict.metrics["upper"] == 0.0  # the bootstrap collapsed; the gate did not read it
     gate = verdict.metrics["gate_upper"]
     assert isinstance(gate, float) and 0.098 < gate <= 0.10
-    short = evaluate_thresholds(report_with(0, 28), max_upper=0.10)["overall"]
+    short = evaluate_thresholds(report_with(0, 28), declared(max_upper=0.10))["overall"]
     assert isinstance(short, GateItemRefused) and short.figures["needed_claims"] == 29
 
 
 def test_a_gate_with_only_a_rate_threshold_is_not_underpowered() -> None:
-    verdict = evaluate_thresholds(report_with(0, 3), max_unsupported_rate=0.05)["overall"]
+    verdict = evaluate_thresholds(report_with(0, 3), declared(max_unsupported_rate=0.05))["overall"]
     assert isinstance(verdict, GateResult) and verdict.passed
 
 
 def test_an_all_unsupported_collection_is_bounded_at_one() -> None:
-    verdict = evaluate_thresholds(report_with(40, 40), max_upper=0.5)["overall"]
+    verdict = evaluate_thresholds(report_with(40, 40), declared(max_upper=0.5))["overall"]
     assert isinstance(verdict, GateResult) and verdict.reason == "interval_upper"
     assert verdict.metrics["gate_upper"] == 1.0
 
 
 def test_the_bootstrap_bound_is_kept_when_it_is_the_larger() -> None:
     report = report_with(15, 30, alpha=0.5)  # a 50% two-sided bootstrap, a one-sided exact bound
-    verdict = evaluate_thresholds(report)["overall"]
+    verdict = evaluate_thresholds(report, declared())["overall"]
     assert isinstance(verdict, GateResult)
     exact = float(beta.ppf(0.5, 16, 15))
     assert report.overall.interval.upper > exact
@@ -82,7 +91,7 @@ def test_the_gate_bound_is_never_below_the_exact_bound(
 ) -> None:
     unsupported = data.draw(st.integers(0, total))
     report = report_with(unsupported, total, alpha=alpha)
-    verdict = evaluate_thresholds(report)["overall"]
+    verdict = evaluate_thresholds(report, declared())["overall"]
     assert isinstance(verdict, GateResult)
     exact = (
         1.0
@@ -103,12 +112,14 @@ def test_a_class_with_too_few_claims_is_underpowered() -> None:
     report = score_summary_claims(claims, [evidence("e")], n_resamples=200)
     verdicts = evaluate_thresholds(
         report,
-        max_upper=0.10,
-        classes={
-            "medication": {"max_upper": 0.2, "allow_absent": True},
-            "diagnosis": {"max_upper": 0.10},
-            "allergy": {"max_upper": 0.10, "allow_absent": True},
-        },
+        declared(
+            max_upper=0.10,
+            classes={
+                "medication": {"max_upper": 0.2, "allow_absent": True},
+                "diagnosis": {"max_upper": 0.10},
+                "allergy": {"max_upper": 0.10, "allow_absent": True},
+            },
+        ),
     )
     medication = verdicts["class[medication]"]
     assert isinstance(medication, GateItemRefused)  # allow_absent does not excuse a small class
@@ -122,7 +133,7 @@ def test_a_class_with_too_few_claims_is_underpowered() -> None:
 
 
 def test_a_zero_max_upper_can_never_be_met() -> None:
-    refused = evaluate_thresholds(report_with(0, 100), max_upper=0.0)["overall"]
+    refused = evaluate_thresholds(report_with(0, 100), declared(max_upper=0.0))["overall"]
     assert isinstance(refused, GateItemRefused)
     assert refused.figures["needed_claims"] is None
 
@@ -130,7 +141,7 @@ def test_a_zero_max_upper_can_never_be_met() -> None:
 @pytest.mark.parametrize("total", [29, 200])
 def test_enough_claims_keep_every_metric_of_the_seed(total: int) -> None:
     report = report_with(1, total)
-    verdict = evaluate_thresholds(report, max_upper=0.5)["overall"]
+    verdict = evaluate_thresholds(report, declared(max_upper=0.5))["overall"]
     assert isinstance(verdict, GateResult)
     interval = report.overall.interval
     assert (verdict.metrics["lower"], verdict.metrics["upper"]) == (interval.lower, interval.upper)

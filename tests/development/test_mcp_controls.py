@@ -12,6 +12,7 @@ from pytest_openmed.contract import GateSettings, GateSpec
 from pytest_openmed.development.control_run import control_specs
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.cassette import StaleCassetteError
+from pytest_openmed.planner.declaration import GateDeclaration
 from pytest_openmed.planner.mcp_controls import MCP_CONTROLS, evaluate_mcp_control
 
 MCP_GATES = {f"planner({control.name})" for control in MCP_CONTROLS}
@@ -48,19 +49,23 @@ def test_the_pair_replays_without_the_sdk(pytester: pytest.Pytester) -> None:
 
 def test_a_stale_cassette_is_an_error_never_a_pass(tmp_path: Path) -> None:
     spec = mcp_spec("mcp_agent")
-    document = json.loads(Path(spec.options["cassette"]).read_text())
+    declaration = spec.declaration
+    assert isinstance(declaration, GateDeclaration) and declaration.cassette is not None
+    document = json.loads(declaration.cassette.read_text())
     document["runs"]["qualification"][0]["request_digest"] = "sha256:" + "0" * 64
     stale = tmp_path / "stale.json"
     stale.write_text(json.dumps(document))
     with pytest.raises(StaleCassetteError):
-        evaluate_mcp_control(replace(spec, options={**spec.options, "cassette": stale}), SETTINGS)
+        stale_spec = replace(spec, declaration=replace(declaration, cassette=stale))
+        evaluate_mcp_control(stale_spec, SETTINGS)
 
 
 def test_a_live_run_that_differs_from_the_cassette_is_an_error() -> None:
     pytest.importorskip("mcp")
     spec = mcp_spec("mcp_agent")
-    gullible = mcp_spec("mcp_gullible").options["planner"]
-    swapped = replace(spec, options={**spec.options, "planner": gullible})
+    gullible = mcp_spec("mcp_gullible").declaration
+    assert isinstance(gullible, GateDeclaration) and isinstance(spec.declaration, GateDeclaration)
+    swapped = replace(spec, declaration=replace(spec.declaration, planner=gullible.planner))
     with pytest.raises(InputRefused, match="differs from its recorded cassette"):
         evaluate_mcp_control(swapped, SETTINGS)
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pytest_openmed.contract import EVALUATORS, GateSettings, GateSpec, GateStatus
+from pytest_openmed.contract import EVALUATORS, ArgumentSource, GateSettings, GateSpec, GateStatus
 from pytest_openmed.multimodal import (
     Adjudication,
     CompletedReview,
@@ -22,6 +22,7 @@ from pytest_openmed.multimodal._gate import (
     evaluate_gate,
     gate_result,
 )
+from pytest_openmed.multimodal.declaration import declare
 from pytest_openmed.multimodal.errors import (
     DocumentInvalid,
     DuplicateMapping,
@@ -77,7 +78,8 @@ def _store(
 
 
 def _spec(options: dict[str, Any]) -> GateSpec:
-    return GateSpec(kind="pack", name="forms", items=(options["candidate"],), options=options)
+    fields = {key: value for key, value in options.items() if value is not None}
+    return GateSpec(kind="pack", name="forms", declaration=declare(fields, ArgumentSource()))
 
 
 @pytest.fixture

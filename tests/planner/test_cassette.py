@@ -78,7 +78,7 @@ def test_recording_twice_writes_the_same_bytes_and_a_valid_document(
 
 
 def scenarios_styles() -> tuple[str, ...]:
-    from pytest_openmed.contract import INJECTION_STYLES
+    from pytest_openmed.planner.declaration import INJECTION_STYLES
 
     return INJECTION_STYLES
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_openmed.contract import PLANNER_ITEMS, GateStatus
+from pytest_openmed.contract import GateStatus
 from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner._gate import evaluate_report, load_planner
 from pytest_openmed.planner.controls import CONTROLS, ControlPlanner, control_planner
+from pytest_openmed.planner.declaration import PLANNER_ITEMS
 
 from ._helpers import C, all_counts, expected
 

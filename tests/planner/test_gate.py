@@ -11,12 +11,11 @@ from typing import Any, cast
 import pytest
 
 from pytest_openmed.contract import (
-    PLANNER_ITEMS,
+    ArgumentSource,
     GateSettings,
     GateSpec,
     GateStatus,
     evaluator_for,
-    planner_spec,
 )
 from pytest_openmed.planner import qualify_planner
 from pytest_openmed.planner._gate import (
@@ -32,6 +31,7 @@ from pytest_openmed.planner._gate import (
     load_planner,
 )
 from pytest_openmed.planner.controls import control_planner
+from pytest_openmed.planner.declaration import PLANNER_ITEMS, GateDeclaration, declare
 from pytest_openmed.planner.report import PlannerCounts, PlannerQualificationReport, ScenarioReport
 
 from ._helpers import C, all_counts, deviate, read
@@ -196,7 +196,8 @@ def test_missing_scenarios_fail() -> None:
 
 
 def test_evaluate_gate_contract() -> None:
-    spec = planner_spec("pytest_openmed.planner.controls:exporting_planner")
+    reference = "pytest_openmed.planner.controls:exporting_planner"
+    spec = GateSpec("planner", reference, declare({"planner": reference}, ArgumentSource()))
     verdicts = evaluate_gate(spec, GateSettings())
     assert tuple(verdicts) == PLANNER_ITEMS
     assert verdicts["grant-temptation"].status is GateStatus.CRITICAL
@@ -204,20 +205,12 @@ def test_evaluate_gate_contract() -> None:
     assert evaluator_for(spec) is evaluate_gate
 
 
-def test_evaluate_gate_subset_and_refusals() -> None:
-    spec = GateSpec(
-        kind="planner",
-        name="x",
-        items=("review-stop", "qualification"),
-        options={"planner": "pytest_openmed.planner.controls:control_planner"},
-    )
-    assert set(evaluate_gate(spec, GateSettings())) == {"review-stop", "qualification"}
-    with pytest.raises(ValueError):
-        evaluate_gate(GateSpec(kind="claims", name="x", items=("overall",)), GateSettings())
-    with pytest.raises(ValueError):
-        evaluate_gate(GateSpec(kind="planner", name="x", items=("other",)), GateSettings())
+def test_evaluate_gate_refuses_another_declaration_and_a_malformed_reference() -> None:
+    with pytest.raises(TypeError):
+        evaluate_gate(GateSpec("claims", "x", declaration=object()), GateSettings())  # type: ignore[arg-type]
+    forged = GateSpec("planner", "x", GateDeclaration(planner="not a reference"))
     with pytest.raises(MalformedPlannerReference):
-        evaluate_gate(GateSpec(kind="planner", name="x", items=PLANNER_ITEMS), GateSettings())
+        evaluate_gate(forged, GateSettings())
 
 
 def test_gate_module_does_not_import_pytest() -> None:

@@ -9,7 +9,6 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pytest_openmed._wilson import wilson_interval
-from pytest_openmed.contract import INJECTION_ITEMS, INJECTION_STYLES
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import EXPORT_TOOL, READ_TOOL, ToolCatalog
 from pytest_openmed.planner.controls import (
@@ -17,6 +16,7 @@ from pytest_openmed.planner.controls import (
     crashing_planner,
     hostile_compliant_planner,
 )
+from pytest_openmed.planner.declaration import INJECTION_ITEMS, INJECTION_STYLES
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (
     INJECTION_SUITE_VERSION,

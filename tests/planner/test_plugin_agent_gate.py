@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS
+from pytest_openmed.planner.declaration import INJECTION_ITEMS, PLANNER_ITEMS
 
 CASSETTE = "cassettes/agent.json"
 CONTROL = "pytest_openmed.planner.mcp_controls:mcp_control_agent"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.contract import PLANNER_ITEMS
 from pytest_openmed.planner.controls import CONTROLS
+from pytest_openmed.planner.declaration import PLANNER_ITEMS
 from pytest_openmed.schemas import load_schema
 from tests.plugin._helpers import without_timing
 

@@ -8,8 +8,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pytest_openmed.contract import INJECTION_ITEMS, PLANNER_ITEMS
 from pytest_openmed.planner import wire
+from pytest_openmed.planner.declaration import INJECTION_ITEMS, PLANNER_ITEMS
 
 CANARY = "QQWIRECANARY"
 CASSETTE = f"cassettes/{CANARY}-triage.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_openmed.contract import PLANNER_ITEMS
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL
+from pytest_openmed.planner.declaration import PLANNER_ITEMS
 from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIO_IDS, SCENARIOS, Scenario
 
 

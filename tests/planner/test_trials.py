@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_openmed._exact import exact_upper
-from pytest_openmed.contract import GateSettings, GateStatus, planner_spec
+from pytest_openmed.contract import ArgumentSource, GateSettings, GateSpec, GateStatus
 from pytest_openmed.planner._gate import (
     evaluate_gate,
     evaluate_injection,
@@ -19,6 +19,7 @@ from pytest_openmed.planner._gate import (
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import EXPORT_TOOL, ToolCatalog
 from pytest_openmed.planner.controls import control_planner, unstoppable_planner
+from pytest_openmed.planner.declaration import declare
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import run_injection_suite
 from pytest_openmed.planner.trials import TrialPlan, UnderpoweredTrials
@@ -138,6 +139,12 @@ def test_a_rate_bound_over_its_threshold_fails_closed() -> None:
     assert qualification.rule_text().startswith("critical_rate_upper 0.3930 > max_critical_rate")
 
 
+def planner_spec(reference: str, **fields: object) -> GateSpec:
+    """The gate ``--openmed-planner`` declares, with these further fields."""
+    declaration = declare({"planner": reference, **fields}, ArgumentSource())
+    return GateSpec("planner", reference, declaration)
+
+
 def test_a_gate_without_trial_keys_gives_the_verdicts_of_before() -> None:
     spec = planner_spec(CONTROL, injection_suite=True)
     verdicts = evaluate_gate(spec, GateSettings())
@@ -149,19 +156,13 @@ def test_a_gate_without_trial_keys_gives_the_verdicts_of_before() -> None:
 
 
 def test_the_gate_refuses_an_underpowered_plan_before_loading_the_planner() -> None:
-    spec = planner_spec(
-        "no_such_module_anywhere:planner", trials={"trials": 2, "max_critical_rate": 0.05}
-    )
-    with pytest.raises(UnderpoweredTrials):
-        evaluate_gate(spec, GateSettings())
+    fields = {"planner": "no_such_module_anywhere:planner", "trials": 2, "max_critical_rate": 0.05}
+    with pytest.raises(ValueError, match="too few trials for max_critical_rate"):
+        declare(fields, ArgumentSource())  # declared, so before any gate runs
 
 
 def test_injection_trials_carry_the_suite_rate_and_its_exact_bound() -> None:
-    spec = planner_spec(
-        CONTROL,
-        injection_suite=True,
-        trials={"trials": 5, "max_injection_compliance": 0.05},
-    )
+    spec = planner_spec(CONTROL, injection_suite=True, trials=5, max_injection_compliance=0.05)
     verdicts = evaluate_gate(spec, GateSettings())
     item = verdicts["injection[base64]"]
     assert item.passed

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_openmed.contract import PLANNER_ITEMS, planner_spec
+from pytest_openmed.claims.declaration import Thresholds
+from pytest_openmed.contract import ArgumentSource
+from pytest_openmed.planner.declaration import PLANNER_ITEMS, declare
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 
 CLAIMS = '[[claims]]\nname = "notes"\nclaims = "c.json"\nevidence = "e.json"\n'
@@ -30,11 +32,12 @@ def test_a_claims_table_becomes_one_item_per_threshold_class(tmp_path: Path) -> 
     (spec,) = parse_gate_file(path)
     assert spec.label == "claims(notes)"
     assert spec.items == ("overall", "class[lab]", "class[medication]")
-    assert spec.options["claims"] == tmp_path / "c.json"
-    assert spec.options["seed"] == 7
-    assert spec.options["resamples"] is None
-    assert spec.options["thresholds"] == {"max_unsupported_rate": 0.2}
-    assert spec.options["classes"]["medication"] == {"max_upper": 0.3}
+    declaration = spec.declaration
+    assert declaration.claims == tmp_path / "c.json"  # type: ignore[attr-defined]
+    assert declaration.seed == 7  # type: ignore[attr-defined]
+    assert declaration.resamples is None  # type: ignore[attr-defined]
+    assert declaration.overall == Thresholds(max_unsupported_rate=0.2)  # type: ignore[attr-defined]
+    assert declaration.classes["medication"] == Thresholds(max_upper=0.3)  # type: ignore[attr-defined]
 
 
 def test_planner_and_pack_tables(tmp_path: Path) -> None:
@@ -46,11 +49,11 @@ def test_planner_and_pack_tables(tmp_path: Path) -> None:
     )
     planner, pack = parse_gate_file(path)
     assert planner.items == PLANNER_ITEMS
-    assert planner.options["planner"] == "pkg.mod:propose"
+    assert planner.declaration.planner == "pkg.mod:propose"  # type: ignore[attr-defined]
     assert pack.items == ("cand-a",)
-    assert pack.options["mappings"] == (tmp_path / "m1.json", tmp_path / "m2.json")
-    assert pack.options["adjudications"] == ()
-    assert pack.options["min_cell"] is None
+    assert pack.declaration.mappings == (tmp_path / "m1.json", tmp_path / "m2.json")  # type: ignore[attr-defined]
+    assert pack.declaration.adjudications == ()  # type: ignore[attr-defined]
+    assert pack.declaration.min_cell is None  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
@@ -125,7 +128,7 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "gates.openmed.toml"
     path.write_bytes(b"\xef\xbb\xbf" + (CLAIMS + "max_upper = 0.5\n").encode())
     (spec,) = parse_gate_file(path)
-    assert spec.options["thresholds"] == {"max_upper": 0.5}
+    assert spec.declaration.overall == Thresholds(max_upper=0.5)  # type: ignore[attr-defined]
 
 
 def test_syntax_errors_give_the_position_never_the_text(tmp_path: Path) -> None:
@@ -158,7 +161,8 @@ def test_a_symlink_loop_is_a_gate_file_error_without_the_path(tmp_path: Path) ->
 def test_a_claims_class_may_be_allowed_absent(tmp_path: Path) -> None:
     path = write(tmp_path, CLAIMS + "[claims.classes.lab]\nmax_upper = 0.1\nallow_absent = true\n")
     (spec,) = parse_gate_file(path)
-    assert spec.options["classes"]["lab"] == {"max_upper": 0.1, "allow_absent": True}
+    lab = spec.declaration.classes["lab"]  # type: ignore[attr-defined]
+    assert lab == Thresholds(max_upper=0.1, allow_absent=True)
 
 
 def test_oversized_gate_file(tmp_path: Path) -> None:
@@ -183,7 +187,7 @@ def test_arbitrary_text_is_parsed_or_refused_with_gate_file_error(
 @pytest.mark.parametrize("reference", ["mod", "mod:", ":attr", "a b:c", "mod:attr.x", "1mod:x"])
 def test_planner_references_are_module_colon_attribute(reference: str) -> None:
     with pytest.raises(ValueError):
-        planner_spec(reference)
+        declare({"planner": reference}, ArgumentSource())
 
 
 def test_a_malformed_gate_file_is_a_collection_error_naming_file_and_key(

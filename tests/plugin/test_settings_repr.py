@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from pytest_openmed.contract import GateSpec, planner_spec
+from pytest_openmed.claims.declaration import GateDeclaration
+from pytest_openmed.contract import ArgumentSource, GateSpec
+from pytest_openmed.planner.declaration import declare
 
 from ._helpers import write_claims_project
 
@@ -12,10 +16,14 @@ CANARY = "QQREPRCANARY"
 
 
 def test_a_gate_spec_repr_names_its_kind_and_hides_its_options() -> None:
-    spec = planner_spec(f"{CANARY.lower()}.plans:plan", name="mine")
+    planner = declare({"planner": f"{CANARY.lower()}.plans:plan"}, ArgumentSource())
+    spec = GateSpec("planner", "mine", planner)
     assert repr(spec) == "GateSpec(kind='planner', items=7, <options hidden>)"
-    hidden = GateSpec("claims", "x", ("overall",), {"claims": f"/{CANARY}/c.json"})
-    assert CANARY not in repr(hidden) and CANARY not in str(hidden)
+    claims = GateDeclaration(claims=Path(f"/{CANARY}/c.json"))
+    hidden = GateSpec("claims", "x", claims)
+    for shown in (repr(hidden), str(hidden), repr(claims), repr(planner)):
+        assert CANARY not in shown and CANARY.lower() not in shown
+    assert repr(claims) == "GateDeclaration(items=1, <options hidden>)"
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])

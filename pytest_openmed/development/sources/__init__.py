@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed.contract import CASE_SLICES
 from pytest_openmed.errors import InputRefused
+from pytest_openmed.multimodal.vocabulary import CaseSlice
 
 __all__ = ["SLICES", "GeneratedSource", "check_slice"]
 
-#: The three closed case slices, as their string values (defined in the contract).
-SLICES = CASE_SLICES
+#: The three closed case slices, as their string values (``multimodal.vocabulary.CaseSlice``).
+SLICES = tuple(member.value for member in CaseSlice)
 
 
 def check_slice(slice_name: str) -> str:
