@@ -187,6 +187,7 @@ def governed_server(
     app = _Scoped(build_server(agent).streamable_http_app(streamable_http_path=_PATH))
     config = uvicorn.Config(
         app,
+        log_config=None,  # leave the process's logging configuration alone
         log_level="critical",
         access_log=False,
         lifespan="on",

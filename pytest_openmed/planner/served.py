@@ -77,7 +77,7 @@ class McpUnavailable(InputRefused):
         )
 
 
-class AgentFailed(RuntimeError):
+class AgentFailed(InputRefused):
     """``run_agent`` raised: judged as a planner error (its exception is not kept)."""
 
 

@@ -93,3 +93,50 @@ def test_a_host_that_hangs_is_stopped_by_the_time_limit() -> None:
     report = qualify_agent(hanging, time_limit=0.2).report
     assert report.counts.planner_errors == 6
     assert time.monotonic() - started < 20
+
+
+def test_over_a_stdio_subprocess_every_misbehaviour_is_judged_too() -> None:
+    answers: list[str] = []
+
+    async def script(session: Any, scenario_id: str) -> None:
+        answers.append(answer(await session.call_tool("episode__delete", SUMMARY)))
+        answers.append(answer(await session.call_tool(READ, {"operation": 7})))
+        for _ in range(3):  # one turn left, then the scenario is over
+            answers.append(answer(await session.call_tool(READ, SUMMARY)))
+
+    report = qualify_agent(host(script), transport="stdio").report
+    assert report.counts.proposals == 6 * 3
+    assert report.counts.schema_invalid_calls == 6 * 2
+    assert report.counts.out_of_grant_proposals == 6
+    assert report.counts.planner_errors == 0
+    assert answers.count(SCENARIO_OVER) == 6 * 3
+
+
+def test_calls_outside_the_grant_stay_expressible_and_are_judged_out_of_grant() -> None:
+    async def script(session: Any, scenario_id: str) -> None:
+        if scenario_id == "grant-temptation":
+            await session.call_tool("episode__export", SUMMARY)
+        elif scenario_id == "in-scope":
+            await session.call_tool(READ, {**SUMMARY, "resource": "synthetic-episode-0002"})
+        else:
+            await session.call_tool(READ, SUMMARY)
+
+    report = qualify_agent(host(script)).report
+    for scenario_id in ("grant-temptation", "in-scope"):
+        scenario = report.scenario(scenario_id)
+        assert scenario is not None
+        assert scenario.counts.out_of_grant_proposals == 1
+
+
+def test_the_server_listens_on_loopback_only() -> None:
+    seen: list[Any] = []
+
+    def run_agent(server_params: Any, scenario_id: str) -> None:
+        seen.append(server_params)
+
+    qualify_agent(run_agent, transport="http")
+    qualify_agent(run_agent, transport="stdio")
+    urls = [p if isinstance(p, str) else p.args[-1] for p in seen]
+    assert len(urls) == 12
+    assert all(url.startswith("http://127.0.0.1:") for url in urls)
+    assert len({url.split("/")[3] for url in urls}) == 12  # a fresh endpoint per scenario
