@@ -115,3 +115,28 @@ def test_an_agents_trials_are_recorded_with_their_index_and_replayed(
     assert set(runs) == {"qualification", "qualification@1"}
     assert runs["qualification"] == runs["qualification@1"]  # the scripted host is deterministic
     project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
+
+
+def test_a_live_agent_without_the_mcp_extra_is_a_missing_dependency(
+    project: pytest.Pytester,
+) -> None:
+    project.makeconftest("import sys\nsys.modules['mcp'] = None  # the extra is not installed\n")
+    (project.path / "gates.openmed.toml").write_text(gate("triage", agent=CONTROL))
+    project.makepyfile(
+        test_fixture=(
+            "from pytest_openmed.planner.mcp_controls import mcp_control_agent\n\n"
+            "def test_live(qualify_mcp_agent):\n"
+            "    qualify_mcp_agent(mcp_control_agent)\n"
+        )
+    )
+    result = project.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--openmed-report=r.json", timeout=300
+    )
+    result.assert_outcomes(errors=8)
+    result.stdout.fnmatch_lines(
+        [
+            "*openmed planner gate needs mcp, which is not installed: pip install *pytest-openmed?mcp?*"
+        ]
+    )
+    reasons = {g.get("reason") for g in json.loads((project.path / "r.json").read_text())["gates"]}
+    assert reasons == {"missing_dependency"}
