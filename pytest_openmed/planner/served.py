@@ -76,7 +76,7 @@ def mcp_missing(error: ImportError) -> bool:
     return (error.name or "").partition(".")[0] in MCP_EXTRA_MODULES
 
 
-class AgentFailed(RuntimeError):
+class AgentFailed(InputRefused):
     """``run_agent`` raised: judged as a planner error (its exception is not kept)."""
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_openmed.errors import plural
 from pytest_openmed.plugin.fixtures import (
     claim_scorer,
     development_pack,
@@ -40,6 +41,7 @@ from pytest_openmed.plugin.options import (
     parse_required,
     parse_resamples,
     parse_seed,
+    parse_shard,
     parse_trials,
     resolve_run_options,
     run_options_key,
@@ -53,7 +55,6 @@ from pytest_openmed.plugin.recorder import (
     GateRecorder,
     attach_property,
     drop_foreign_properties,
-    plural,
 )
 
 if TYPE_CHECKING:
@@ -213,6 +214,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             "stored runs kept in the history directory (default 50).",
         ),
         (
+            "shard",
+            parse_shard,
+            "run only the gates of shard I of N (1-based, e.g. 2/4; ordinary tests all run).",
+        ),
+        (
             "trials",
             parse_trials,
             "independent conversations per scenario of each --openmed-planner gate (default 1).",
@@ -225,7 +231,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             type=cli_type(parse),
             default=None,
             help=text,
-            metavar={"key-env": "NAME", "max-rate": "RATE"}.get(name, "N"),
+            metavar={"key-env": "NAME", "max-rate": "RATE", "shard": "I/N"}.get(name, "N"),
         )
         parser.addini(dest, text, type="string", default="")
     parser.addini(
@@ -271,9 +277,16 @@ def pytest_configure(config: pytest.Config) -> None:
     recorder = GateRecorder(config, options)
     config.stash[_recorder_key] = recorder
     config.pluginmanager.register(recorder, "openmed-recorder")
+    if options.shard is not None:
+        from pytest_openmed.plugin.shard import ShardFilter
+
+        config.pluginmanager.register(ShardFilter(config, options, recorder), "openmed-shard")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    shard = config.pluginmanager.get_plugin("openmed-shard")
+    if shard is not None:
+        config.pluginmanager.unregister(shard)
     recorder = config.stash.get(_recorder_key, None)
     if recorder is not None:
         del config.stash[_recorder_key]
@@ -330,18 +343,11 @@ def pytest_collection_modifyitems(
         _select_gates(config, options.gate_selection, items)
 
 
-#: Fixtures whose verdicts make a test a gate item.
-_GATE_FIXTURES = ("claim_scorer", "qualify_planner", "qualify_mcp_agent")
-
-
 def _is_gate_item(item: pytest.Item) -> bool:
     """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
-    from pytest_openmed.plugin.items import GateItem
+    from pytest_openmed.plugin.items import is_gate_item
 
-    if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
-        return True
-    fixtures = getattr(item, "fixturenames", ())
-    return any(name in fixtures for name in _GATE_FIXTURES)
+    return is_gate_item(item)
 
 
 def _select_gates(config: pytest.Config, selection: str, items: list[pytest.Item]) -> None:

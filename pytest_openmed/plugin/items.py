@@ -310,6 +310,26 @@ def collection_index(item: pytest.Item) -> int:
     return index.get(item.nodeid, len(index))
 
 
+#: Fixtures whose verdicts make a test a gate item.
+GATE_FIXTURES = ("claim_scorer", "qualify_planner", "qualify_mcp_agent")
+
+
+def is_gate_item(item: pytest.Item) -> bool:
+    """A declared gate's item, a test tagged ``openmed_gate``, or one using a gate fixture."""
+    if isinstance(item, GateItem) or item.get_closest_marker("openmed_gate") is not None:
+        return True
+    fixtures = getattr(item, "fixturenames", ())
+    return any(name in fixtures for name in GATE_FIXTURES)
+
+
+def fix_collection_index(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Fix every item's position in ``items`` now, before ``--openmed-shard`` drops some.
+
+    A shard's verdicts then carry the positions a serial run gives them.
+    """
+    config.stash[_collection_index_key] = {node.nodeid: index for index, node in enumerate(items)}
+
+
 def record_gate_result(
     item: pytest.Item,
     result: GateResult,

@@ -95,6 +95,26 @@ def parse_rate(text: str) -> float:
 parse_rate.__name__ = "rate"
 
 
+#: Most shards a run may be split into.
+MAX_SHARDS = 1024
+_SHARD = re.compile(r"([0-9]{1,4})/([0-9]{1,4})")
+_SHARD_TEXT = f"shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (1-based: 1/4 to 4/4)"
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``--openmed-shard I/N``: this run is shard ``I`` (1-based) of ``N``."""
+    match = _SHARD.fullmatch(text.strip())
+    if match is None:
+        raise InputRefused(_SHARD_TEXT)
+    index, count = int(match.group(1)), int(match.group(2))
+    if not 1 <= index <= count <= MAX_SHARDS:
+        raise InputRefused(_SHARD_TEXT)
+    return index, count
+
+
+parse_shard.__name__ = "shard"
+
+
 def parse_env_name(text: str) -> str:
     if not _ENV_NAME.fullmatch(text):
         raise InputRefused(
@@ -158,6 +178,8 @@ class RunOptions:
     history_keep: int = DEFAULT_KEEP
     max_rate: float | None = None
     gate_selection: str | None = None  # "only", "skip" or None
+    #: ``(I, N)``: this run evaluates shard I (1-based) of N of the gates (docs/ci.md).
+    shard: tuple[int, int] | None = None
     trials: int | None = None
     #: Gates that must be collected (docs/gate-files.md): counts and gate names.
     required: tuple[int | str, ...] = ()
@@ -290,6 +312,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
         ),
         max_rate=resolve(config, "openmed_max_rate", "openmed_max_rate", parse_rate, None),
         gate_selection="only" if only else "skip" if skip else None,
+        shard=resolve(config, "openmed_shard", "openmed_shard", parse_shard, None),
         trials=resolve(config, "openmed_trials", "openmed_trials", parse_trials, None),
         required=_required(config),
         isolate=bool(config.getoption("openmed_isolate") or config.getini("openmed_isolate")),

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_openmed import __version__
+from pytest_openmed.errors import plural
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -157,6 +158,9 @@ def gate_record(
 #: ``workeroutput`` key carrying a worker's deselected gate items to the xdist controller.
 _DESELECTED_OUTPUT = "openmed_deselected_gates"
 
+#: ``workeroutput`` key carrying a worker's ``--openmed-shard`` record to the controller.
+SHARD_OUTPUT = "openmed_shard"
+
 _ENTRY_KEYS = ("nodeid", "part", "kind", "status", "expected", "reason", "metrics", "outcome")
 
 
@@ -165,11 +169,6 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     if "public_report" in entry:
         shown["public_report"] = entry["public_report"]
     return shown
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:
@@ -199,6 +198,9 @@ class GateRecorder:
         self.durations: dict[str, float] = {}
         self._started: tuple[datetime.datetime, float] | None = None
         self._commit: tuple[str | None] | None = None
+        #: ``--openmed-shard``: what the shard filter recorded, and the gate items it dropped.
+        self.shard_record: dict[str, Any] | None = None
+        self._shard_dropped: set[str] = set()
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         """Note the run's start (``run.timing``); write the named report as an incomplete run.
@@ -222,6 +224,14 @@ class GateRecorder:
         if workeroutput is not None:
             workeroutput[_DESELECTED_OUTPUT] = sorted(self.deselected_gates)
 
+    def note_shard(self, record: dict[str, Any], dropped: set[str]) -> None:
+        """The shard filter's record (sent on by workers); its drops are no deselection."""
+        self.shard_record = record
+        self._shard_dropped = dropped
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if workeroutput is not None:
+            workeroutput[SHARD_OUTPUT] = record
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """A usage error found by an xdist worker during collection (see ``plugin``)."""
         if report.nodeid == USAGE_NODEID and report.failed:
@@ -235,6 +245,9 @@ class GateRecorder:
         if type(unmatched) is int:
             self.baseline_unmatched = unmatched
         self.deselected_gates.update(str(nodeid) for nodeid in output.get(_DESELECTED_OUTPUT, ()))
+        shard = output.get(SHARD_OUTPUT)
+        if isinstance(shard, dict):
+            self.shard_record = shard
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         duration = getattr(report, "duration", 0.0)
@@ -278,7 +291,7 @@ class GateRecorder:
         self.entries.append(entry)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
-        self.deselected += len(items)
+        self.deselected += sum(1 for item in items if item.nodeid not in self._shard_dropped)
 
     def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
@@ -334,9 +347,11 @@ class GateRecorder:
         last_failed = bool(getattr(option, "lf", False))
         stopped = bool(session is not None and (session.shouldstop or session.shouldfail))
         partial = keyword or markexpr or last_failed or stopped or self.deselected > 0
+        shard = self._shard()
         return {
+            **({} if shard is None else {"shard": shard}),
             "exit_status": None if exitstatus is None else int(exitstatus),
-            "partial_selection": partial,
+            "partial_selection": partial or shard is not None,
             "keyword_selection": keyword,
             "marker_selection": markexpr,
             "last_failed": last_failed,
@@ -353,6 +368,17 @@ class GateRecorder:
             ),
         }
 
+    def _shard(self) -> dict[str, Any] | None:
+        """``run.shard``: which share of the gates this run is, and what proves it belongs."""
+        if self.options.shard is None:
+            return None
+        record = self.shard_record or {}  # the shard filter gives one before collection
+        positions = {
+            entry["nodeid"]: {"position": entry["order"], "gate": entry["group"]}
+            for entry in self.entries
+        }
+        return {**record, "positions": dict(sorted(positions.items()))}
+
     def _timing(self) -> dict[str, Any]:
         """When the run started (UTC), how long it took, and the seconds each gate took.
 
@@ -360,12 +386,11 @@ class GateRecorder:
         one evaluation happens in the first item's setup).
         """
         from pytest_openmed.report.provenance import utc_stamp
-        from pytest_openmed.report.rules import gate_group
 
         started, clock = self._started or (datetime.datetime.now(datetime.UTC), None)
         gates: dict[str, float] = {}
         for nodeid, entry in {entry["nodeid"]: entry for entry in self.entries}.items():
-            group = gate_group(entry)
+            group = entry["group"]
             gates[group] = gates.get(group, 0.0) + self.durations.get(nodeid, 0.0)
         return {
             "started": utc_stamp(started),
@@ -436,7 +461,8 @@ class GateRecorder:
 
         options = self.options
         history: list[StoredRun] = []
-        if options.history_dir is not None:
+        # A shard is a share of a run: the merged run is stored (openmed-report merge --history).
+        if options.history_dir is not None and options.shard is None:
             try:
                 store_run(
                     options.history_dir,
@@ -448,8 +474,8 @@ class GateRecorder:
                 )
             except OSError:
                 self._write_failed(session)
-            if options.html_path is not None:
-                history, self.history_skipped = load_trends(options.history_dir, TREND_RUNS)
+        if options.history_dir is not None and options.html_path is not None:
+            history, self.history_skipped = load_trends(options.history_dir, TREND_RUNS)
         if options.html_path is not None:
             self._write(session, options.html_path, render_html(report, history))
 

@@ -18,6 +18,7 @@ directory lives and dies with pytest's own temporary directories.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -119,7 +120,8 @@ def _dump(outcome: Outcome) -> str:
                 "refused_item": [str(result.args[0]), result.subject, dict(result.figures)]
             }
         else:
-            verdicts[item] = result.to_dict()
+            # The public report (a pack's) travels too: the report shows it whichever worker ran.
+            verdicts[item] = {**result.to_dict(), "public_report": result.public_report}
     return json.dumps({"verdicts": verdicts})
 
 
@@ -133,5 +135,7 @@ def _load(text: str) -> Outcome:
             message, subject, figures = data["refused_item"]
             outcome[item] = GateItemRefused(message, subject, figures)
         else:
-            outcome[item] = GateResult.from_dict(data)
+            public_report = data.pop("public_report", None)
+            result = GateResult.from_dict(data)
+            outcome[item] = dataclasses.replace(result, public_report=public_report)
     return outcome

@@ -78,9 +78,13 @@ class ForestRow:
 
 def _label_width(rows: Sequence[ForestRow]) -> tuple[float, int]:
     """Label column width and the characters a label may show before it is cut with "…"."""
-    longest = max((len(row.label) + 8 for row in rows), default=0)
+    longest = max((len(row.label + _mark(row)) for row in rows), default=0)
     width = max(_LABEL_MIN, min(_LABEL_MAX, longest * _CHAR + 8))
     return width, int((width - 8) / _CHAR)
+
+
+def _mark(row: ForestRow) -> str:
+    return " (fails)" if row.failed else " (waived)" if row.waived else ""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -130,7 +134,7 @@ def forest_plot(title: str, rows: Sequence[ForestRow]) -> str:
         )
     for index, row in enumerate(rows):
         y = top + index * row_height + 14
-        mark = " (fails)" if row.failed else " (waived)" if row.waived else ""
+        mark = _mark(row)
         css = "fail" if row.failed else "ok"
         parts.append(
             f'<text x="4" y="{y + 4}" class="label {css}">{_e(_cut(row.label + mark, chars))}'

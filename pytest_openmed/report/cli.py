@@ -13,7 +13,11 @@ Subcommands (each with ``--help``):
 * ``markdown REPORT [-o OUT]``: the compact Markdown summary (stdout by default); exit 0;
 * ``sarif REPORT -o OUT [--root DIR]``: the SARIF 2.1.0 log of failing verdicts, with
   lines read from the gate files and test modules under DIR (default: the current
-  directory, where pytest's rootdir usually is); exit 0.
+  directory, where pytest's rootdir usually is); exit 0;
+* ``merge SHARD... -o OUT [--html H] [--markdown M] [--sarif S [--root DIR]]
+  [--history DIR]``: one report from
+  the ``--openmed-shard`` reports of one run; exits like a gate run: 0 when every gate
+  passed, 1 when one failed, 2 when the shards cannot be merged (nothing is written).
 
 Exit 2 for invalid arguments, an unreadable or invalid input report, or an
 output that cannot be written; 130 when interrupted.  No path or input value is
@@ -28,12 +32,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pytest_openmed.errors import UsageError
+from pytest_openmed import __version__
+from pytest_openmed.errors import UsageError, argparse_refusal, plural
 
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
 EXIT_OK = 0
-#: ``validate``: the report is invalid; ``diff``: the reports differ.
+#: ``validate``: the report is invalid; ``diff``: the reports differ; ``merge``: a gate failed.
 EXIT_INVALID = 1
 EXIT_CHANGED = 1
 EXIT_USAGE = 2
@@ -44,8 +49,8 @@ _PROGRAM = "openmed-report"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: its message, which may quote input, is not shown."""
-        raise UsageError()
+        """argparse refused the command line: only the missing arguments' names are kept."""
+        raise argparse_refusal(message)
 
 
 def _parser() -> _Parser:
@@ -53,37 +58,63 @@ def _parser() -> _Parser:
         prog=_PROGRAM,
         description="Validate, compare and render pytest-openmed JSON gate reports "
         "(non-diagnostic evaluation evidence).",
+        epilog="exit codes: 0 valid / no verdict changed / written; 1 invalid report "
+        "(validate) or verdicts changed (diff); 2 invalid arguments, an unreadable, invalid "
+        "or incomplete input report, or an output that cannot be written; 130 interrupted. "
+        "Run 'openmed-report COMMAND --help' for a command's arguments.",
         allow_abbrev=False,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     validate = commands.add_parser(
         "validate", help="check a report against the gate-report schema", allow_abbrev=False
     )
-    validate.add_argument("report", metavar="REPORT")
+    validate.add_argument("report", metavar="REPORT", help="the JSON gate report to check")
     diff = commands.add_parser(
         "diff", help="list verdicts added, removed, changed or regressed", allow_abbrev=False
     )
-    diff.add_argument("old", metavar="OLD")
-    diff.add_argument("new", metavar="NEW")
+    diff.add_argument("old", metavar="OLD", help="the earlier JSON gate report")
+    diff.add_argument("new", metavar="NEW", help="the later JSON gate report")
     html = commands.add_parser("html", help="render the HTML report", allow_abbrev=False)
-    html.add_argument("report", metavar="REPORT")
-    html.add_argument("-o", "--output", required=True, metavar="OUT")
+    html.add_argument("report", metavar="REPORT", help="the JSON gate report to render")
+    html.add_argument("-o", "--output", required=True, metavar="OUT", help="the HTML file to write")
     html.add_argument("--history", metavar="DIR", help="a --openmed-history directory: adds trends")
     markdown = commands.add_parser(
         "markdown", help="render the compact Markdown summary", allow_abbrev=False
     )
-    markdown.add_argument("report", metavar="REPORT")
+    markdown.add_argument("report", metavar="REPORT", help="the JSON gate report to summarise")
     markdown.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     sarif = commands.add_parser(
         "sarif", help="write the SARIF 2.1.0 log of failing verdicts", allow_abbrev=False
     )
-    sarif.add_argument("report", metavar="REPORT")
-    sarif.add_argument("-o", "--output", required=True, metavar="OUT")
+    sarif.add_argument("report", metavar="REPORT", help="the JSON gate report to convert")
+    sarif.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="the SARIF file to write"
+    )
     sarif.add_argument(
         "--root",
         metavar="DIR",
         default=".",
         help="the directory node ids are relative to (pytest's rootdir; default: here)",
+    )
+    merge = commands.add_parser(
+        "merge",
+        help="merge the --openmed-shard reports of one run into one report",
+        allow_abbrev=False,
+    )
+    merge.add_argument("shards", metavar="SHARD", nargs="+")
+    merge.add_argument("-o", "--output", required=True, metavar="OUT")
+    merge.add_argument("--html", metavar="PATH", help="also write the HTML report")
+    merge.add_argument("--markdown", metavar="PATH", help="also write the Markdown summary")
+    merge.add_argument("--sarif", metavar="PATH", help="also write the SARIF 2.1.0 log")
+    merge.add_argument(
+        "--root",
+        metavar="DIR",
+        default=".",
+        help="for --sarif: the directory node ids are relative to (default: here)",
+    )
+    merge.add_argument(
+        "--history", metavar="DIR", help="store the merged run in this --openmed-history directory"
     )
     return parser
 
@@ -134,8 +165,10 @@ def _run(arguments: argparse.Namespace) -> int:
         changes = diff_reports(old, new)
         for change in changes:
             sys.stdout.write(change.line() + "\n")
-        sys.stdout.write(f"{_PROGRAM}: {len(changes)} verdict changes\n")
+        sys.stdout.write(f"{_PROGRAM}: {plural(len(changes), 'verdict change')}\n")
         return EXIT_CHANGED if changes else EXIT_OK
+    if command == "merge":
+        return _merge(arguments)
     report = _read(arguments.report, "REPORT")
     if report is None:
         return EXIT_USAGE
@@ -174,15 +207,102 @@ def _run(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _merge(arguments: argparse.Namespace) -> int:
+    """Read every shard, merge, render every output; write only when all of that succeeded."""
+    import json
+
+    from pytest_openmed.report.merge import MergeError, merge_reports
+
+    shards = []
+    for number, path in enumerate(arguments.shards, start=1):
+        shard = _read(path, f"SHARD #{number}")
+        if shard is None:
+            return EXIT_USAGE
+        shards.append(shard)
+    try:
+        merged = merge_reports(shards)
+    except MergeError as error:
+        _say(f"cannot merge: {error}")
+        return EXIT_USAGE
+    text = json.dumps(merged, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    outputs = [(arguments.output, text)]
+    if arguments.markdown:
+        from pytest_openmed.report.summary import render_markdown
+
+        outputs.append((arguments.markdown, render_markdown(merged)))
+    if arguments.sarif:
+        from pytest_openmed.report.sarif import sarif_document
+
+        sarif = sarif_document(merged, Path(arguments.root))
+        outputs.append((arguments.sarif, json.dumps(sarif, indent=2) + "\n"))
+    if not all(_writable(path) for path in (*(path for path, _ in outputs), arguments.html)):
+        _say("an output file cannot be written (its directory is missing or not writable)")
+        return EXIT_USAGE
+    if arguments.history and not _store(Path(arguments.history), merged, text):
+        return EXIT_USAGE
+    if arguments.html:
+        # Rendered after the merged run is stored: its trends end with it, as a run's do.
+        from pytest_openmed.report.history import HistoryError, load_trends
+        from pytest_openmed.report.html import TREND_RUNS, render_html
+        from pytest_openmed.report.trend_view import StoredRun
+
+        history: list[StoredRun] = []
+        if arguments.history:
+            try:
+                history, _ = load_trends(Path(arguments.history), TREND_RUNS)
+            except HistoryError as error:
+                _say(str(error))
+                return EXIT_USAGE
+        outputs.append((arguments.html, render_html(merged, history)))
+    if not all(_write(path, content) for path, content in outputs):
+        return EXIT_USAGE
+    gates = merged["summary"]["gates"]
+    _say(f"merged {len(shards)} shards: {gates} verdicts", sys.stdout)
+    return EXIT_CHANGED if merged["run"]["exit_status"] else EXIT_OK
+
+
+def _writable(path: str | None) -> bool:
+    """The output's directory exists and is writable, and the output is no directory."""
+    import os
+
+    if path is None:
+        return True
+    target = Path(path)
+    parent = target.absolute().parent
+    return not target.is_dir() and parent.is_dir() and os.access(parent, os.W_OK | os.X_OK)
+
+
+def _store(directory: Path, merged: dict[str, Any], text: str) -> bool:
+    """Store the merged run in the history under the time it finished and its commit."""
+    import datetime
+
+    from pytest_openmed.report.history import DEFAULT_KEEP, store_run
+
+    commit = merged["run"]["environment"]["commit"]
+    try:
+        store_run(
+            directory,
+            text,
+            keep=DEFAULT_KEEP,
+            now=datetime.datetime.now(datetime.UTC),
+            environ={"GIT_COMMIT": commit} if commit else {},
+        )
+    except OSError:
+        _say("the merged run could not be stored in the history directory")
+        return False
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the process exit code."""
     try:
         try:
             arguments = _parser().parse_args(argv)
-        except UsageError:
-            _say("invalid arguments (see openmed-report --help)")
+        except UsageError as error:
+            missing = f"; missing: {error.missing}" if error.missing else ""
+            _say(f"invalid arguments{missing} (see openmed-report --help)")
             return EXIT_USAGE
-        except SystemExit as done:  # --help
+        except SystemExit as done:  # --help, --version
             return done.code if isinstance(done.code, int) else EXIT_USAGE
         if any("\x00" in str(value) for value in vars(arguments).values()):
             _say("invalid arguments (see openmed-report --help)")

@@ -59,13 +59,13 @@ _STYLE = """
 *{box-sizing:border-box}
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;
 margin:0 auto;max-width:1100px;padding:1rem 1.5rem;color:#111;background:#fff;
-overflow-wrap:anywhere}
+overflow-wrap:break-word}
 h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2rem;
 border-bottom:2px solid #333}h3{font-size:1.05rem;margin:1.2rem 0 .4rem}h4{margin:.8rem 0 .3rem}
 table{border-collapse:collapse;margin:.4rem 0 1rem;font-size:.9rem}
 caption{text-align:left;font-size:.85rem;color:var(--muted);padding:.1rem 0}
 th,td{border:1px solid var(--line);padding:.25rem .5rem;text-align:left;vertical-align:top;
-overflow-wrap:anywhere}
+overflow-wrap:break-word}td:first-child,th:first-child,td a{overflow-wrap:anywhere}
 th{background:#f2f2f2}td.num{text-align:right;font-variant-numeric:tabular-nums;
 overflow-wrap:normal;white-space:nowrap}
 .badge{display:inline-block;padding:.1rem .5rem;border:2px solid;border-radius:3px;
@@ -99,7 +99,7 @@ h1{font-size:1.3rem}}
 @media print{@page{margin:12mm}nav{display:none}.scroll{overflow:visible}
 body{max-width:none;font-size:10pt;padding:0}
 table{width:100%;table-layout:auto;font-size:7.5pt;page-break-inside:auto}
-th,td{padding:.1rem .2rem;overflow-wrap:anywhere;word-break:break-word;white-space:normal}
+th,td{padding:.1rem .2rem;white-space:normal}
 td.num{white-space:normal}tr{break-inside:avoid}
 h2,h3,h4,caption{break-after:avoid-page;page-break-after:avoid}
 section.gate{break-inside:auto}a{color:inherit;text-decoration:none}
@@ -382,13 +382,21 @@ def _failures(groups: list[tuple[str, list[Mapping[str, Any]]]], anchors: Mappin
     """Every failing or erroring verdict with its gate, rule and numbers: the page's first table."""
     rows = []
     for group, entries in groups:
-        for entry in entries:
-            if not is_failing(entry):
-                continue
+        failing = [entry for entry in entries if is_failing(entry)]
+        for number, entry in enumerate(failing):
             label = verdict_label(entry)
+            # The gate is named once, spanning its failing verdicts: never the same id ten times.
+            first = (
+                [
+                    f'<th scope="rowgroup" rowspan="{len(failing)}">'
+                    f'<a href="#{anchors[group]}">{_e(group)}</a></th>'
+                ]
+                if number == 0
+                else []
+            )
             rows.append(
                 [
-                    f'<a href="#{anchors[group]}">{_e(group)}</a>',
+                    *first,
                     _e(item_label(entry)),
                     f'<span class="{_e(label)}">{_e(label)}</span>',
                     _e(entry["status"] or "–"),
@@ -541,7 +549,7 @@ def _claims(entries: Sequence[Mapping[str, Any]], waived: set[str], group: str) 
         rows,
         f"Unsupported claim rate per verdict of {group}",
     )
-    return f'<div class="pair">{chart}</div>{table}'
+    return f'<div class="scroll">{chart}</div>{table}'
 
 
 def _baseline_text(baseline: tuple[float, float, float]) -> str:

@@ -54,3 +54,14 @@ def test_a_serial_run_writes_no_shared_file(pytester: pytest.Pytester) -> None:
     pytester.runpytest_subprocess("--openmed-planner", "fickle:plan").assert_outcomes(passed=7)
     assert (pytester.path / "evaluations.txt").read_text() == "x"
     assert not list(pytester.path.rglob("openmed-gates"))
+
+
+def test_a_shared_outcome_keeps_the_public_report() -> None:
+    """A pack gate's items on two xdist workers: the second reads the stored outcome."""
+    from pytest_openmed.contract import GateResult, GateStatus
+    from pytest_openmed.plugin.shared_outcome import _dump, _load
+
+    result = GateResult("pack", GateStatus.PASSED, "rubric_satisfied", {}, '{"cells": []}')
+    loaded = _load(_dump({"config-a": result}))
+    assert not isinstance(loaded, str)
+    assert loaded["config-a"] == result

@@ -125,3 +125,40 @@ class Chromium:
             self.process.wait()
         os.close(self._to_browser)
         os.close(self._from_browser)
+
+
+def open_page(
+    browser: Chromium, page: Path, *, width: int = 1200, height: int = 900, mobile: bool = False
+) -> str:
+    """Load ``page`` offline with scripts disabled at a viewport; return the session id."""
+    target = browser.call("Target.createTarget", url="about:blank")["targetId"]
+    session = str(browser.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"])
+    browser.call("Network.enable", session)
+    browser.call(
+        "Network.emulateNetworkConditions",
+        session,
+        offline=True,
+        latency=0,
+        downloadThroughput=-1,
+        uploadThroughput=-1,
+    )
+    browser.call("Emulation.setScriptExecutionDisabled", session, value=True)
+    browser.call(
+        "Emulation.setDeviceMetricsOverride",
+        session,
+        width=width,
+        height=height,
+        deviceScaleFactor=1,
+        mobile=mobile,
+    )
+    browser.call("Page.enable", session)
+    browser.events.clear()
+    browser.call("Page.navigate", session, url=page.as_uri())
+    browser.wait_for("Page.loadEventFired")
+    return session
+
+
+def evaluate(browser: Chromium, session: str, expression: str) -> object:
+    """The value of a JavaScript expression in the page (DevTools runs it; the page has none)."""
+    reply = browser.call("Runtime.evaluate", session, expression=expression, returnByValue=True)
+    return reply["result"].get("value")

@@ -6,11 +6,14 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from tests.plugin._helpers import write_claims_project
 
+from ._chromium import Chromium, find_chromium
 from ._helpers import CLAIMS_GATES, KEY, WAIVED, MixedRun, store_pack
 
 
@@ -58,3 +61,18 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> MixedRun:
         html_path=html_path,
         output=output,
     )
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[Chromium]:
+    """The system's headless Chromium; CI must have it (``.ci/run`` installs it)."""
+    binary = find_chromium()
+    if binary is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser test: .ci/run installs chromium with apt-get")
+        pytest.skip("no system Chromium installed (apt-get install chromium); CI installs it")
+    chromium = Chromium(binary, tmp_path / "profile")
+    try:
+        yield chromium
+    finally:
+        chromium.close()
