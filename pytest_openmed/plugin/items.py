@@ -275,13 +275,25 @@ class GateItem(pytest.Item):
             record_refusal(self, spec.kind, reason=reason)
             raise
         if isinstance(verdict, GateItemRefused):
-            record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
+            record = gate_record(
+                spec.kind,
+                group=self.parent.nodeid,
+                order=collection_index(self),
+                reason=verdict.reason,
+            )
             attach_property(self, USER_PROPERTY, record)
+            if self.name in spec.expected_refusals:
+                return  # a control that expects this refusal: runtest passes it
             raise GateInputError(f"openmed {spec.kind} gate input refused: {verdict.describe()}")
 
     def runtest(self) -> None:
         expected = self.parent.spec.expected_status(self.name)
         verdict = self.parent.evaluation()[self.name]
+        if self.name in self.parent.spec.expected_refusals:
+            if not isinstance(verdict, GateItemRefused):
+                record_gate_result(self, verdict, expected=expected)
+                raise GateFailed(f"{verdict.failure_text()} (control expected a refusal)")
+            return
         assert isinstance(verdict, GateResult)  # setup raised for a refused item
         result = record_gate_result(self, verdict, expected=expected)
         if result.status is not expected:
