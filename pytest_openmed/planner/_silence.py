@@ -24,8 +24,9 @@ import io
 import logging
 import os
 import sys
+import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from pytest_openmed.errors import InvalidArgument
@@ -107,10 +108,49 @@ def _warnings() -> Iterator[None]:
 
 @contextmanager
 def discarded_output() -> Iterator[None]:
-    """Discard prints, fd 1/2 writes, log records and warnings for the block's duration."""
-    with ExitStack() as stack:
-        stack.enter_context(_descriptors())  # first: it flushes the real streams
-        stack.enter_context(_streams())
-        stack.enter_context(_logging())
-        stack.enter_context(_warnings())
+    """Discard prints, fd 1/2 writes, log records and warnings for the block's duration.
+
+    The channels are process-wide, so blocks that overlap (trials recorded
+    concurrently, each in its own thread) share one redirection: the first to
+    enter sets it up and the last to leave restores every channel, whichever
+    threads they run in.
+    """
+    global _depth, _stack
+    with _lock:
+        if _depth == 0:
+            stack = ExitStack()
+            try:
+                stack.enter_context(_descriptors())  # first: it flushes the real streams
+                stack.enter_context(_streams())
+                stack.enter_context(_logging())
+                stack.enter_context(_warnings())
+            except BaseException:
+                stack.close()
+                raise
+            _stack = stack
+        _depth += 1
+    try:
         yield
+    finally:
+        with _lock:
+            _depth -= 1
+            if _depth == 0 and _stack is not None:
+                stack, _stack = _stack, None
+                stack.close()
+
+
+def when_audible(say: Callable[[], None]) -> bool:
+    """Call ``say`` (a progress line) unless some thread is discarding output right now.
+
+    Returns whether it was called; the caller says the latest news later.
+    """
+    with _lock:
+        if _depth:
+            return False
+        say()
+        return True
+
+
+_lock = threading.RLock()
+_depth = 0
+_stack: ExitStack | None = None
