@@ -37,7 +37,7 @@ from pytest_openmed.planner.declaration import DIALECTS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
-from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, McpUnavailable
+from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, mcp_missing
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -271,7 +271,9 @@ def _cassette_codes(
         raise _Refused("E012") from None
     except CassetteError:
         raise _Refused("E011") from None
-    except McpUnavailable:
+    except ImportError as error:
+        if not mcp_missing(error):
+            raise
         raise _Refused("E013") from None
 
 
@@ -382,7 +384,9 @@ def _serve_relay(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         from pytest_openmed.planner.mcp_server import serve_relay
-    except ImportError:
+    except ImportError as error:
+        if not mcp_missing(error):
+            raise
         _fail("E013")
         return EXIT_USAGE
     try:

@@ -146,9 +146,10 @@ def terminal_lines(
 
 def _passed_group(group: str, gate: Sequence[Mapping[str, Any]]) -> str:
     reached = [
-        f"{_item_label(entry)} {entry['status']} ({entry['reason']})"
+        f"{_item_label(entry)} {entry['status'] or 'refused'} ({entry['reason']})"
         for entry in gate
         if entry["status"] not in (None, "passed")
+        or (entry["status"] is None and entry["reason"] not in (None, MISSING_DEPENDENCY))
     ]
     count = f"{len(gate)} verdict" + ("s" if len(gate) != 1 else "")
     line = f"PASSED  {group} ({count})"
