@@ -16,6 +16,12 @@ captured pytest section or junit XML.  For the block's duration:
 
 Every channel is restored even when the planner replaced it itself or raised
 ``KeyboardInterrupt``.
+
+Every one of these channels belongs to the whole process, and a recording may
+call the planner from several threads at once (``record_concurrency``).  So the
+blocks share one silence: the first to enter redirects, the last to leave
+restores, under one lock; otherwise a block that ends while another still runs
+would "restore" the other's redirection and leave logging disabled for good.
 """
 
 from __future__ import annotations
@@ -106,37 +112,58 @@ def _warnings() -> Iterator[None]:
         yield
 
 
+class _SharedSilence:
+    """One silence for the whole process, held while any block is open."""
+
+    __slots__ = ("_holders", "_lock", "_stack")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._stack: ExitStack | None = None
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._holders == 0:
+                stack = ExitStack()
+                try:
+                    stack.enter_context(_descriptors())  # first: it flushes the real streams
+                    stack.enter_context(_streams())
+                    stack.enter_context(_logging())
+                    stack.enter_context(_warnings())
+                except BaseException:
+                    stack.close()
+                    raise
+                self._stack = stack
+            self._holders += 1
+
+    def when_audible(self, say: Callable[[], None]) -> bool:
+        """Call ``say`` unless a block is open (its line would go to the null device)."""
+        with self._lock:
+            if self._holders:
+                return False
+            say()
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0 and self._stack is not None:
+                stack, self._stack = self._stack, None
+                stack.close()
+
+
+_SILENCE = _SharedSilence()
+
+
 @contextmanager
 def discarded_output() -> Iterator[None]:
-    """Discard prints, fd 1/2 writes, log records and warnings for the block's duration.
-
-    The channels are process-wide, so blocks that overlap (trials recorded
-    concurrently, each in its own thread) share one redirection: the first to
-    enter sets it up and the last to leave restores every channel, whichever
-    threads they run in.
-    """
-    global _depth, _stack
-    with _lock:
-        if _depth == 0:
-            stack = ExitStack()
-            try:
-                stack.enter_context(_descriptors())  # first: it flushes the real streams
-                stack.enter_context(_streams())
-                stack.enter_context(_logging())
-                stack.enter_context(_warnings())
-            except BaseException:
-                stack.close()
-                raise
-            _stack = stack
-        _depth += 1
+    """Discard prints, fd 1/2 writes, log records and warnings for the block's duration."""
+    _SILENCE.enter()
     try:
         yield
     finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0 and _stack is not None:
-                stack, _stack = _stack, None
-                stack.close()
+        _SILENCE.leave()
 
 
 def when_audible(say: Callable[[], None]) -> bool:
@@ -144,13 +171,4 @@ def when_audible(say: Callable[[], None]) -> bool:
 
     Returns whether it was called; the caller says the latest news later.
     """
-    with _lock:
-        if _depth:
-            return False
-        say()
-        return True
-
-
-_lock = threading.RLock()
-_depth = 0
-_stack: ExitStack | None = None
+    return _SILENCE.when_audible(say)
