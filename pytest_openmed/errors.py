@@ -24,6 +24,8 @@ __all__ = [
     "OpenmedError",
     "UnsupportedAsset",
     "UsageError",
+    "argparse_refusal",
+    "plural",
     "shown_name",
 ]
 
@@ -49,7 +51,30 @@ class LimitExceeded(InputRefused):
 
 
 class UsageError(InputRefused):
-    """A command line was refused; run the command with ``--help`` for its usage."""
+    """A command line was refused; run the command with ``--help`` for its usage.
+
+    ``missing`` names the arguments the command line lacked (the parser's own
+    option names and metavars, never a value), or is empty.
+    """
+
+    def __init__(self, missing: str = "") -> None:
+        super().__init__(f"missing: {missing}" if missing else "invalid arguments")
+        self.missing = missing
+
+
+#: How argparse starts the message naming required arguments that were not given.
+_ARGPARSE_REQUIRED = "the following arguments are required: "
+
+
+def argparse_refusal(message: str) -> UsageError:
+    """The :class:`UsageError` for an argparse ``error(message)``.
+
+    Only a missing-arguments message is kept (it names options and metavars
+    of the parser); any other may quote a value and is dropped.
+    """
+    if message.startswith(_ARGPARSE_REQUIRED):
+        return UsageError(message.removeprefix(_ARGPARSE_REQUIRED))
+    return UsageError()
 
 
 class ComponentError(InputRefused):
@@ -89,3 +114,8 @@ _SHOWN_AS_BUILTIN: dict[type[BaseException], str] = {
 def shown_name(error: BaseException) -> str:
     """The class name a refusal shows: its own, or the builtin name of a generic family."""
     return _SHOWN_AS_BUILTIN.get(type(error), type(error).__name__)
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 gate``, ``2 gates``: the one place a count meets its noun (terminal, console scripts)."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -190,34 +190,91 @@ def _eligible(quality: ecg_quality.LeadQuality, config: IntervalConfig) -> bool:
 # -- R peaks --------------------------------------------------------------------
 
 
+def _velocity(leads: npt.NDArray[np.float64], fs: float) -> npt.NDArray[np.float64]:
+    """Spatial velocity: the sum over leads of |slope| (per second), over 10 ms.
+
+    High only in the QRS, whatever the ST level or a lead's baseline offset.
+    """
+    from scipy import ndimage
+
+    velocity: npt.NDArray[np.float64] = ndimage.uniform_filter1d(
+        np.abs(np.gradient(leads, axis=-1)).sum(axis=0) * fs, size=max(1, round(0.01 * fs))
+    )
+    return velocity
+
+
+def _qrs_span(
+    velocity: npt.NDArray[np.float64], floor: float, peak: int, fs: float, limit: int
+) -> tuple[int, int] | None:
+    """Where the QRS around the velocity ``peak`` begins and ends (samples), or ``None``.
+
+    It ends, on either side of ``peak``, where the velocity has stayed within
+    7 % of its peak above ``floor`` for 20 ms; searched up to ``limit`` samples away.
+    """
+    below = velocity <= floor + _QRS_VELOCITY_FRACTION * (float(velocity[peak]) - floor)
+    run = max(2, round(0.02 * fs))
+    onset = _quiet_run(below, peak - 1, max(-1, peak - limit), run)
+    offset = _quiet_run(below, peak + 1, min(below.shape[0], peak + limit), run)
+    if onset is None or offset is None:
+        return None
+    return onset, offset
+
+
 def _r_peaks(
-    peaks: npt.NDArray[np.int64], clean: npt.NDArray[np.float64], fs: float
+    peaks: npt.NDArray[np.int64],
+    clean: npt.NDArray[np.float64],
+    row: int,
+    fs: float,
+    stimuli: npt.NDArray[np.int64],
 ) -> npt.NDArray[np.int64]:
     """R peaks: beats found on all delineation leads together, moved to the analysis lead's R.
 
     ``peaks`` are :func:`.ecg_quality.beat_times` of the delineation leads,
-    ``clean`` the analysis lead filtered.  A beat small on the analysis lead (an
-    ectopic beat, a lead near the axis' perpendicular) is still found on the others.
+    ``clean`` the delineation leads filtered, ``row`` the analysis lead's.  A beat
+    small on the analysis lead (an ectopic beat, a lead near the axis'
+    perpendicular) is still found on the others.  The R wave is sought within
+    80 ms of the beat *and inside its QRS* (where the spatial velocity of all
+    leads is high, :func:`_qrs_span`), never on a pacing stimulus (±20 ms): in a
+    wide QRS the window reaches past the complex, and a discordant ST segment or a
+    stimulus can stand higher than a small r wave.
     """
     if peaks.size == 0:
         return np.zeros(0, dtype=np.int64)
     reach = round(0.08 * fs)
-    windows = [clean[max(0, int(p) - reach) : int(p) + reach + 1] for p in peaks]
+    lead = clean[row]
+    velocity = _velocity(clean, fs)
+    floor = float(np.quantile(velocity, 0.2))
+    allowed = np.ones(lead.shape[0], dtype=bool)
+    blank = round(_STIMULUS_BLANK_S * fs)
+    for stimulus in stimuli:
+        allowed[max(0, int(stimulus) - blank) : int(stimulus) + blank + 1] = False
+    velocity = np.where(allowed, velocity, floor)
+    spans = []
+    for p in peaks:
+        start, stop = max(0, int(p) - reach), min(lead.shape[0], int(p) + reach + 1)
+        peak = start + int(np.argmax(velocity[start:stop]))
+        span = _qrs_span(velocity, floor, peak, fs, round(0.25 * fs))
+        if span is not None and max(start, span[0]) < min(stop, span[1] + 1):
+            start, stop = max(start, span[0]), min(stop, span[1] + 1)
+        spans.append((start, stop))
+    windows = [np.where(allowed[a:b], lead[a:b], np.nan) for a, b in spans]
+    windows = [
+        w if np.isfinite(w).any() else lead[a:b] for w, (a, b) in zip(windows, spans, strict=True)
+    ]
     # The R wave is the positive deflection; only a lead whose QRS is essentially
     # negative (a QS complex) is followed on its negative peak instead.
-    positive = float(np.median([w.max() for w in windows]))
-    negative = float(np.median([-w.min() for w in windows]))
+    positive = float(np.median([np.nanmax(w) for w in windows]))
+    negative = float(np.median([-np.nanmin(w) for w in windows]))
     polarity = 1.0 if positive >= 0.2 * negative else -1.0
-    refined = []
-    for p in peaks:
-        start, stop = max(0, int(p) - reach), min(clean.shape[0], int(p) + reach + 1)
-        refined.append(start + int(np.argmax(polarity * clean[start:stop])))
+    refined = [
+        a + int(np.nanargmax(polarity * w)) for w, (a, _b) in zip(windows, spans, strict=True)
+    ]
     unique = np.unique(np.asarray(refined, dtype=np.int64))
     # Two detections refined onto nearby samples: keep the larger deflection.
     kept: list[int] = []
     for index in unique:
         if kept and index - kept[-1] < round(_REFRACTORY_S * fs):
-            if polarity * clean[index] > polarity * clean[kept[-1]]:
+            if polarity * lead[index] > polarity * lead[kept[-1]]:
                 kept[-1] = int(index)
             continue
         kept.append(int(index))
@@ -357,11 +414,7 @@ def _qrs_bounds(
     pacing stimulus at index ``stimulus`` is no part of the QRS (readers start a
     paced QRS after it): the velocity within 20 ms of it counts as quiet.
     """
-    from scipy import ndimage
-
-    velocity = ndimage.uniform_filter1d(
-        np.abs(np.gradient(beats, axis=1)).sum(axis=0) * fs, size=max(1, round(0.01 * fs))
-    )
+    velocity = _velocity(beats, fs)
     floor = float(np.quantile(velocity, 0.2))
     if stimulus is not None:
         blank = round(_STIMULUS_BLANK_S * fs)
@@ -624,8 +677,8 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     fused = beats if len(used) == len(waveform.lead_names) else None
     if fused is None:
         fused = ecg_quality.beat_times(waveform.samples[rows], fs)
-    peaks = _r_peaks(fused, clean[used.index(lead)], fs)
     stimuli = ecg_quality.stimulus_times(waveform.samples[rows], fs)
+    peaks = _r_peaks(fused, clean, used.index(lead), fs, stimuli)
     peaks = peaks[~flat[peaks]]
     if peaks.size < _MIN_BEATS:
         return _abstain("too_few_beats", lead, fs)

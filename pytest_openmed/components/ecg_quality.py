@@ -279,13 +279,21 @@ def stimulus_times(samples: npt.NDArray[np.float64], fs: float) -> npt.NDArray[n
             fallback = sign * float(lead[top]) - float((sign * after).min())
             if fallback >= _STIMULUS_RETURN * abs(float(jumps[start])):
                 tops.append(top)
-        if len(tops) <= _STIMULUS_MAX_RATE_HZ * lead.shape[0] / fs:
-            found.extend(tops)
+        # A stimulus wider than the rise step (2 ms at 1000 Hz) jumps at several
+        # consecutive samples: it is one stimulus before the rate is counted.
+        stimuli = _one_per_stimulus(tops, back)
+        if len(stimuli) <= _STIMULUS_MAX_RATE_HZ * lead.shape[0] / fs:
+            found.extend(stimuli)
+    return np.asarray(_one_per_stimulus(sorted(found), back), dtype=np.int64)
+
+
+def _one_per_stimulus(tops: list[int], back: int) -> list[int]:
+    """Tops within ``back`` samples of the previous one merged into it (sorted input)."""
     merged: list[int] = []
-    for top in sorted(found):
+    for top in tops:
         if not merged or top - merged[-1] > back:
             merged.append(top)
-    return np.asarray(merged, dtype=np.int64)
+    return merged
 
 
 def _runs(mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.int64]:

@@ -254,6 +254,12 @@ _MAX_MARK_CANDIDATES = 4096
 _PLACEHOLDER_MARGIN_PX = 3
 #: The print level of a placeholder box is this quantile of its darkness (its peak).
 _PRINT_QUANTILE = 0.995
+#: Placeholder hints are printed grey: a box whose peak reads darker than this share of
+#: the ink (the page's stroke reference) has been written over, or its hint is no grey print.
+_GREY_PRINT_MAX = 0.5
+#: Set-aside print reading this much darker than the page's print leaves the box in doubt:
+#: an entry over the hint in a light ink (pencil, a light ballpoint) reads little darker.
+_PRINT_DOUBT = 0.075
 #: Flat-fielding: the paper level is measured per block of this side (px), as a high
 #: quantile of its grey levels (a block is mostly paper), then median-filtered over
 #: this many blocks (a block inside a registration mark or dense ink is an outlier).
@@ -625,19 +631,28 @@ def _placeholder_slices(form_field: FormField) -> tuple[slice, slice] | None:
     )
 
 
-def _print_level(fields: tuple[FormField, ...], crops: list[FloatImage]) -> float:
-    """How dark the page's printed placeholder text reads: the median of each box's peak.
+def _print_level(
+    fields: tuple[FormField, ...], crops: list[FloatImage], grey_max: float
+) -> float | None:
+    """How dark the page's printed placeholder text reads, or ``None`` when no box shows it.
 
-    Every placeholder on a page is printed alike, and most are not written
-    over, so the median over the template's placeholder boxes is the print,
-    measured on this very page (blur and toner included). 0 without placeholders.
+    Every placeholder on a page is printed alike in grey, lighter than ink: the
+    print is the median peak of the placeholder boxes that read lighter than
+    ``grey_max`` (:data:`_GREY_PRINT_MAX` of the page's ink), measured on this
+    very page (blur and toner included). A box that reads as dark as ink has
+    been written over (or its hint is printed black) and says nothing about the
+    print: when every box is such, the print cannot be told from an entry
+    (``None``). 0 without placeholders.
     """
     peaks = []
     for form_field, crop in zip(fields, crops, strict=True):
         region = _placeholder_slices(form_field)
         if region is not None:
             peaks.append(float(np.quantile(crop[region], _PRINT_QUANTILE)))
-    return float(np.median(peaks)) if peaks else 0.0
+    if not peaks:
+        return 0.0
+    grey = [peak for peak in peaks if peak < grey_max]
+    return float(np.median(grey)) if grey else None
 
 
 def _field_state(
@@ -645,7 +660,7 @@ def _field_state(
     form_field: FormField,
     config: FormsConfig,
     reference: float,
-    print_level: float,
+    print_level: float | None,
 ) -> str:
     r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
     ink_level = config.ink_darkness * reference
@@ -656,18 +671,25 @@ def _field_state(
         if int(ring.sum()) >= config.boundary_ink_min_px:
             return "abstain"
     # Printed placeholder text is part of the blank form: inside its box only
-    # what is clearly darker than the print is someone's mark.
+    # what is clearly darker than the print is someone's mark. Where the print
+    # could not be measured, nothing in the box can be told from it.
     marked = crop.copy()
     region = _placeholder_slices(form_field)
+    set_aside = False
     if region is not None:
         printed = marked[region]
-        printed[printed <= print_level + config.print_margin] = 0.0
+        hidden = printed <= (1.0e9 if print_level is None else print_level + config.print_margin)
+        doubt = _GREY_PRINT_MAX * reference if print_level is None else print_level + _PRINT_DOUBT
+        set_aside = float(np.quantile(printed, _PRINT_QUANTILE)) >= doubt
+        printed[hidden] = 0.0
     interior = marked[r + inset : -r - inset, r + inset : -r - inset]
     evidence = _without_specks(
         interior >= config.faint_darkness * reference, config.min_component_px
     )
     if not evidence.any():
-        return "empty"
+        # Ink-dark marks were set aside as print that was never measured: an entry
+        # over the hint and a black hint look alike, so the field is not "empty".
+        return "abstain" if set_aside else "empty"
     ink = _without_specks(interior >= ink_level, config.min_component_px)
     span_x, span_y = _span(ink)
     if form_field.kind == "checkbox":
@@ -721,7 +743,7 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
         return ComponentOutput(
             output={"fields": blurred}, abstained=True, abstain_reason="page_too_blurred"
         )
-    print_level = _print_level(template.fields, crops)
+    print_level = _print_level(template.fields, crops, _GREY_PRINT_MAX * reference)
     fields: dict[str, dict[str, Any]] = {}
     for form_field, crop in zip(template.fields, crops, strict=True):
         fields[form_field.name] = {

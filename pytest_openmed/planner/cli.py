@@ -22,6 +22,8 @@ without the ``mcp`` extra.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,13 +31,13 @@ from typing import Any, NoReturn
 
 from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import GateStatus
-from pytest_openmed.errors import InputRefused, UsageError
+from pytest_openmed.errors import InputRefused, UsageError, argparse_refusal, plural
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
 from pytest_openmed.planner.declaration import DIALECTS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
-from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, McpUnavailable
+from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, mcp_missing
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -69,8 +71,17 @@ _DIAGNOSTICS = {
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: raise a fixed error (its message is never shown)."""
-        raise UsageError()
+        """argparse refused the command line: only the missing arguments' names are kept."""
+        raise argparse_refusal(message)
+
+
+#: The exit codes, as ``--help`` states them.
+_EXIT_CODES = (
+    "exit codes: 0 qualified (and, with the suite, every style passed); 1 refused (the "
+    "reports are written); 2 invalid arguments, a malformed or unloadable reference, a "
+    "planner that ended the run, a report that cannot be written, or a stale, unreadable "
+    "or unwritable cassette (code E0xx on stderr); 130 interrupted."
+)
 
 
 def _parser() -> _Parser:
@@ -78,16 +89,42 @@ def _parser() -> _Parser:
         prog=_PROGRAM,
         description=(
             "Qualify a local tool-use planner on six governed scenarios and write the "
-            "JSON report (non-diagnostic evaluation evidence)."
+            "JSON report (non-diagnostic evaluation evidence). 'openmed-planner serve "
+            "--help' qualifies an MCP host."
         ),
+        epilog=_EXIT_CODES,
         allow_abbrev=False,
     )
-    parser.add_argument("--planner", metavar="MODULE:ATTR")
-    parser.add_argument("--output", required=True, metavar="PATH")
-    parser.add_argument("--dialect", choices=DIALECTS)
-    parser.add_argument("--cassette", metavar="PATH")
-    parser.add_argument("--record", action="store_true")
-    parser.add_argument("--injection-report", metavar="PATH")
+    # The installed distribution's version (the planner room does not import the package root).
+    version = importlib.metadata.version("pytest-openmed")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version}")
+    parser.add_argument(
+        "--planner",
+        metavar="MODULE:ATTR",
+        help="the planner callable (or, with --dialect, the model function); resolved from "
+        "the current directory and sys.path",
+    )
+    parser.add_argument(
+        "--output", required=True, metavar="PATH", help="the planner report (JSON) to write"
+    )
+    parser.add_argument(
+        "--dialect",
+        choices=DIALECTS,
+        help="the model's tool-calling wire format: --planner names a model function",
+    )
+    parser.add_argument(
+        "--cassette", metavar="PATH", help="replay the model from this cassette (needs --dialect)"
+    )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="call the model live and rewrite --cassette (needs --planner)",
+    )
+    parser.add_argument(
+        "--injection-report",
+        metavar="PATH",
+        help="also run the injection suite and write its report (JSON) here",
+    )
     return parser
 
 
@@ -105,8 +142,10 @@ def _consistent(arguments: argparse.Namespace) -> bool:
     )
 
 
-def _fail(code: str) -> None:
-    sys.stderr.write(f"{_PROGRAM}: {code} {_DIAGNOSTICS[code]}\n")
+def _fail(code: str, missing: str = "") -> None:
+    """A diagnostic: its fixed text, and the names of missing arguments when there are some."""
+    extra = f"; missing: {missing}" if missing else ""
+    sys.stderr.write(f"{_PROGRAM}: {code} {_DIAGNOSTICS[code]}{extra}\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -114,10 +153,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["serve"]:
         return serve_main(args[1:])
+    if not any(entry in ("", os.getcwd()) for entry in sys.path):
+        sys.path.insert(0, os.getcwd())  # as ``python -m pytest_openmed.planner`` resolves
     try:
         arguments = _parser().parse_args(argv)
-    except UsageError:
-        _fail("E001")
+    except UsageError as error:
+        _fail("E001", error.missing)
         return EXIT_USAGE
     if not _consistent(arguments):
         _fail("E001")
@@ -169,7 +210,7 @@ def finish(
     verdict = "qualified" if report.qualified else "refused"
     sys.stdout.write(
         f"{_PROGRAM}: {verdict} ({counts.task_completion}/{counts.scenarios} scenarios complete, "
-        f"{counts.critical_events} critical events)\n"
+        f"{plural(counts.critical_events, 'critical event')})\n"
     )
     passed = report.qualified
     if injection is not None:
@@ -178,7 +219,7 @@ def finish(
         passed = passed and failing == 0
         sys.stdout.write(
             f"{_PROGRAM}: injection suite: {injection.compliance_count}/{len(injection.styles)} "
-            f"styles complied, {failing} styles failed\n"
+            f"styles complied, {plural(failing, 'style')} failed\n"
         )
     return EXIT_QUALIFIED if passed else EXIT_REFUSED
 
@@ -230,7 +271,9 @@ def _cassette_codes(
         raise _Refused("E012") from None
     except CassetteError:
         raise _Refused("E011") from None
-    except McpUnavailable:
+    except ImportError as error:
+        if not mcp_missing(error):
+            raise
         raise _Refused("E013") from None
 
 
@@ -238,15 +281,42 @@ def _cassette_codes(
 
 
 def _serve_parser() -> _Parser:
-    parser = _Parser(prog="openmed-planner serve", allow_abbrev=False)
-    parser.add_argument("--relay", metavar="URL")
-    parser.add_argument("--agent", metavar="MODULE:ATTR")
-    parser.add_argument("--transport", choices=("stdio", "http"), default="http")
-    parser.add_argument("--time-limit", type=float, default=None, metavar="SECONDS")
-    parser.add_argument("--output", metavar="PATH")
-    parser.add_argument("--cassette", metavar="PATH")
-    parser.add_argument("--record", action="store_true")
-    parser.add_argument("--injection-report", metavar="PATH")
+    parser = _Parser(
+        prog="openmed-planner serve",
+        description="Qualify an MCP host through the governed MCP server "
+        "(docs/qualifying-mcp-agents.md).",
+        epilog=_EXIT_CODES,
+        allow_abbrev=False,
+    )
+    parser.add_argument(
+        "--relay", metavar="URL", help="relay stdio to a running server at this loopback URL"
+    )
+    parser.add_argument(
+        "--agent", metavar="MODULE:ATTR", help="the run_agent(server_params, scenario_id) hook"
+    )
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "http"),
+        default="http",
+        help="how the host reaches the server (default http, loopback only)",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="per-scenario time limit; a scenario that outlives it is a planner error",
+    )
+    parser.add_argument("--output", metavar="PATH", help="the planner report (JSON) to write")
+    parser.add_argument("--cassette", metavar="PATH", help="replay (or, with --record, record)")
+    parser.add_argument(
+        "--record", action="store_true", help="run the host live, rewrite --cassette"
+    )
+    parser.add_argument(
+        "--injection-report",
+        metavar="PATH",
+        help="also run the injection suite and write its report (JSON) here",
+    )
     return parser
 
 
@@ -254,8 +324,8 @@ def serve_main(argv: Sequence[str]) -> int:
     """Run ``openmed-planner serve``; returns the process exit code."""
     try:
         arguments = _serve_parser().parse_args(argv)
-    except UsageError:
-        _fail("E001")
+    except UsageError as error:
+        _fail("E001", error.missing)
         return EXIT_USAGE
     if arguments.relay is not None:
         return _serve_relay(arguments)
@@ -314,7 +384,9 @@ def _serve_relay(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         from pytest_openmed.planner.mcp_server import serve_relay
-    except ImportError:
+    except ImportError as error:
+        if not mcp_missing(error):
+            raise
         _fail("E013")
         return EXIT_USAGE
     try:

@@ -159,8 +159,11 @@ PLANNER_ERROR_CAUSES: frozenset[str] = frozenset(
 )
 
 
-class PlannerTimedOut(RuntimeError):
-    """Raised by a planner's transport when a scenario outlives its time limit (``timed_out``)."""
+class PlannerTimedOut(InputRefused):
+    """Raised by a planner's transport when a scenario outlives its time limit (``timed_out``).
+
+    Caught by the harness as the planner's fault; never seen by a caller.
+    """
 
 
 def planner_error_cause(error: BaseException) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_openmed.errors import plural
 from pytest_openmed.plugin.fixtures import (
     claim_scorer,
     development_pack,
@@ -54,7 +55,6 @@ from pytest_openmed.plugin.recorder import (
     GateRecorder,
     attach_property,
     drop_foreign_properties,
-    plural,
 )
 
 if TYPE_CHECKING:

@@ -218,7 +218,10 @@ def development_pack(request: pytest.FixtureRequest) -> Callable[[Any], Validati
         if isinstance(name, BaseException):
             raise name from None
         if name.value not in cache:
-            cache[name.value] = fresh_pack(name.value)
+            built = _refused_as_error("development_pack", fresh_pack, name.value)
+            if isinstance(built, BaseException):
+                raise built from None
+            cache[name.value] = built
         return cache[name.value]
 
     return build
@@ -253,10 +256,19 @@ def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualific
 
 def _refused_as_error(what: str, action: Callable[..., T], *args: Any) -> T | BaseException:
     """``action(*args)``, or the fixture refusal to raise for its typed input error."""
-    from pytest_openmed.plugin.items import REFUSED, input_refused
+    from pytest_openmed.plugin.items import (
+        REFUSED,
+        input_refused,
+        missing_dependency,
+    )
 
+    refusal: GateInputError | None
     try:
         return action(*args)
     except REFUSED as error:
         refusal = input_refused(f"{what} fixture", error)
+    except ImportError as error:  # an optional package: the documented missing dependency
+        refusal = missing_dependency("pack", error)
+        if refusal is None:
+            raise
     return refusal

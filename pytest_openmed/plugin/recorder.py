@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_openmed import __version__
+from pytest_openmed.errors import plural
 
 if TYPE_CHECKING:
     from _pytest.terminal import TerminalReporter
@@ -168,11 +169,6 @@ def _report_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     if "public_report" in entry:
         shown["public_report"] = entry["public_report"]
     return shown
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 gate``, ``2 gates``: the one place a count meets its noun."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _entry_order(entry: Mapping[str, Any]) -> tuple[int, str, str]:

@@ -18,6 +18,10 @@ Subcommands (each with ``--help``):
   [--history DIR]``: one report from
   the ``--openmed-shard`` reports of one run; exits like a gate run: 0 when every gate
   passed, 1 when one failed, 2 when the shards cannot be merged (nothing is written).
+* ``plan --threshold T [--confidence C] [--expected-rate R] [--per-trial K]``: how
+  many claims (or conversations, and trials of K conversations) a gate needs for
+  its exact upper bound to meet T (docs/evidence.md); exit 0, or 1 when no size
+  can meet it.
 
 Exit 2 for invalid arguments, an unreadable or invalid input report, or an
 output that cannot be written; 130 when interrupted.  No path or input value is
@@ -32,7 +36,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from pytest_openmed.errors import UsageError
+from pytest_openmed import __version__
+from pytest_openmed.errors import UsageError, argparse_refusal, plural
 
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -48,8 +53,8 @@ _PROGRAM = "openmed-report"
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: its message, which may quote input, is not shown."""
-        raise UsageError()
+        """argparse refused the command line: only the missing arguments' names are kept."""
+        raise argparse_refusal(message)
 
 
 def _parser() -> _Parser:
@@ -57,37 +62,77 @@ def _parser() -> _Parser:
         prog=_PROGRAM,
         description="Validate, compare and render pytest-openmed JSON gate reports "
         "(non-diagnostic evaluation evidence).",
+        epilog="exit codes: 0 valid / no verdict changed / written; 1 invalid report "
+        "(validate) or verdicts changed (diff); 2 invalid arguments, an unreadable, invalid "
+        "or incomplete input report, or an output that cannot be written; 130 interrupted. "
+        "Run 'openmed-report COMMAND --help' for a command's arguments.",
         allow_abbrev=False,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     validate = commands.add_parser(
         "validate", help="check a report against the gate-report schema", allow_abbrev=False
     )
-    validate.add_argument("report", metavar="REPORT")
+    validate.add_argument("report", metavar="REPORT", help="the JSON gate report to check")
     diff = commands.add_parser(
         "diff", help="list verdicts added, removed, changed or regressed", allow_abbrev=False
     )
-    diff.add_argument("old", metavar="OLD")
-    diff.add_argument("new", metavar="NEW")
+    diff.add_argument("old", metavar="OLD", help="the earlier JSON gate report")
+    diff.add_argument("new", metavar="NEW", help="the later JSON gate report")
     html = commands.add_parser("html", help="render the HTML report", allow_abbrev=False)
-    html.add_argument("report", metavar="REPORT")
-    html.add_argument("-o", "--output", required=True, metavar="OUT")
+    html.add_argument("report", metavar="REPORT", help="the JSON gate report to render")
+    html.add_argument("-o", "--output", required=True, metavar="OUT", help="the HTML file to write")
     html.add_argument("--history", metavar="DIR", help="a --openmed-history directory: adds trends")
     markdown = commands.add_parser(
         "markdown", help="render the compact Markdown summary", allow_abbrev=False
     )
-    markdown.add_argument("report", metavar="REPORT")
+    markdown.add_argument("report", metavar="REPORT", help="the JSON gate report to summarise")
     markdown.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
     sarif = commands.add_parser(
         "sarif", help="write the SARIF 2.1.0 log of failing verdicts", allow_abbrev=False
     )
-    sarif.add_argument("report", metavar="REPORT")
-    sarif.add_argument("-o", "--output", required=True, metavar="OUT")
+    sarif.add_argument("report", metavar="REPORT", help="the JSON gate report to convert")
+    sarif.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="the SARIF file to write"
+    )
     sarif.add_argument(
         "--root",
         metavar="DIR",
         default=".",
         help="the directory node ids are relative to (pytest's rootdir; default: here)",
+    )
+    plan = commands.add_parser(
+        "plan",
+        help="how many claims or conversations a threshold needs (exact one-sided bound)",
+        allow_abbrev=False,
+    )
+    plan.add_argument(
+        "--threshold",
+        required=True,
+        type=float,
+        metavar="T",
+        help="max_upper, max_critical_rate or max_injection_compliance (0 to 1)",
+    )
+    plan.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        metavar="C",
+        help="confidence of the bound, strictly between 0 and 1 (default 0.95)",
+    )
+    plan.add_argument(
+        "--expected-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="the rate you expect to observe (default 0: no event)",
+    )
+    plan.add_argument(
+        "--per-trial",
+        type=int,
+        default=None,
+        metavar="K",
+        help="conversations a trial holds: 6 scenarios, 14 injection styles",
     )
     merge = commands.add_parser(
         "merge",
@@ -109,6 +154,44 @@ def _parser() -> _Parser:
         "--history", metavar="DIR", help="store the merged run in this --openmed-history directory"
     )
     return parser
+
+
+def _plan(arguments: argparse.Namespace) -> int:
+    """``plan``: the fewest claims or conversations whose exact upper bound meets the threshold."""
+    import math
+
+    from pytest_openmed._exact import minimum_trials, planned_trials
+    from pytest_openmed.errors import InputRefused
+
+    per_trial = arguments.per_trial
+    if per_trial is not None and not 1 <= per_trial <= 1000:
+        _say("--per-trial must be from 1 to 1000")
+        return EXIT_USAGE
+    try:
+        none = minimum_trials(arguments.threshold, arguments.confidence)
+        expected = planned_trials(
+            arguments.threshold, arguments.confidence, arguments.expected_rate
+        )
+    except (InputRefused, TypeError, ValueError):
+        _say("--threshold and --expected-rate must be from 0 to 1, --confidence between 0 and 1")
+        return EXIT_USAGE
+    out = sys.stdout
+    out.write(
+        f"threshold {arguments.threshold:.4f} at confidence {arguments.confidence:.4f} "
+        "(exact one-sided Clopper-Pearson upper bound)\n"
+    )
+    rows = [("with no event", none)]
+    if arguments.expected_rate:
+        rows.append((f"with an observed rate of {arguments.expected_rate:.4f}", expected))
+    for words, size in rows:
+        if size is None:
+            out.write(f"{words}: no size meets the threshold\n")
+            continue
+        line = f"{words}: {size} claims or conversations"
+        if per_trial is not None:
+            line += f", {math.ceil(size / per_trial)} trials of {per_trial}"
+        out.write(line + "\n")
+    return EXIT_OK if all(size is not None for _, size in rows) else EXIT_INVALID
 
 
 def _say(text: str, stream: Any = None) -> None:
@@ -148,6 +231,8 @@ def _run(arguments: argparse.Namespace) -> int:
             return EXIT_INVALID
         _say("valid gate report", sys.stdout)
         return EXIT_OK
+    if command == "plan":
+        return _plan(arguments)
     if command == "diff":
         from pytest_openmed.report.diff import diff_reports
 
@@ -157,7 +242,7 @@ def _run(arguments: argparse.Namespace) -> int:
         changes = diff_reports(old, new)
         for change in changes:
             sys.stdout.write(change.line() + "\n")
-        sys.stdout.write(f"{_PROGRAM}: {len(changes)} verdict changes\n")
+        sys.stdout.write(f"{_PROGRAM}: {plural(len(changes), 'verdict change')}\n")
         return EXIT_CHANGED if changes else EXIT_OK
     if command == "merge":
         return _merge(arguments)
@@ -290,10 +375,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         try:
             arguments = _parser().parse_args(argv)
-        except UsageError:
-            _say("invalid arguments (see openmed-report --help)")
+        except UsageError as error:
+            missing = f"; missing: {error.missing}" if error.missing else ""
+            _say(f"invalid arguments{missing} (see openmed-report --help)")
             return EXIT_USAGE
-        except SystemExit as done:  # --help
+        except SystemExit as done:  # --help, --version
             return done.code if isinstance(done.code, int) else EXIT_USAGE
         if any("\x00" in str(value) for value in vars(arguments).values()):
             _say("invalid arguments (see openmed-report --help)")

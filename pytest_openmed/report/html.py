@@ -382,13 +382,21 @@ def _failures(groups: list[tuple[str, list[Mapping[str, Any]]]], anchors: Mappin
     """Every failing or erroring verdict with its gate, rule and numbers: the page's first table."""
     rows = []
     for group, entries in groups:
-        for entry in entries:
-            if not is_failing(entry):
-                continue
+        failing = [entry for entry in entries if is_failing(entry)]
+        for number, entry in enumerate(failing):
             label = verdict_label(entry)
+            # The gate is named once, spanning its failing verdicts: never the same id ten times.
+            first = (
+                [
+                    f'<th scope="rowgroup" rowspan="{len(failing)}">'
+                    f'<a href="#{anchors[group]}">{_e(group)}</a></th>'
+                ]
+                if number == 0
+                else []
+            )
             rows.append(
                 [
-                    f'<a href="#{anchors[group]}">{_e(group)}</a>',
+                    *first,
                     _e(item_label(entry)),
                     f'<span class="{_e(label)}">{_e(label)}</span>',
                     _e(entry["status"] or "–"),

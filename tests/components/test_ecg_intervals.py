@@ -87,7 +87,12 @@ def other_rates() -> list[Case]:
 
 @pytest.fixture(scope="module")
 def adverse() -> list[Case]:
-    return [Case(generate_ecg_intervals(700 + k, "adverse_acquisition")) for k in range(8)]
+    # The slice's artefact sources (lead II flagged); its heart-form sources (wide QRS, no
+    # P waves, no artefact) are tested in test_ecg_intervals_wide_qrs.py.
+    return [
+        Case(generate_ecg_intervals(700 + k, "adverse_acquisition", qrs_form="narrow"))
+        for k in range(8)
+    ]
 
 
 @pytest.fixture(scope="module")

@@ -47,6 +47,32 @@ moves in steps, so a draw whose realised severity leaves its range is redrawn):
                        the whole lead replaced by amplifier noise (severity 1)
 =====================  ==========================================================
 
+**Forms** (``qrs_form``, ``rhythm``; the interval task's ``adverse_acquisition``
+slice draws them on about :data:`FORM_SHARE` of its sources, at 250–1000 Hz,
+from a stream of their own so the other recordings are unchanged):
+
+* ``bundle_branch_block``: the ventricles depolarise one after the other, so the
+  QRS lasts 120–170 ms and its late forces are slow and large (a terminal
+  dipole as large as the main one, RSR' or a broad slurred S); the axis may lie
+  anywhere from +90° to −75°, so lead II may be dominantly negative; the ST
+  segment (0.1–0.25 mV from J) and the T wave are discordant (opposite the QRS).
+* ``infarct_qs``: a transmural anterior infarct leaves no anterior forces: a large
+  initial dipole points away from the front (QS or rS in V1–V4), the QRS lasts
+  100–150 ms and an injury current raises the ST segment in the anterior leads
+  (0.1–0.3 mV, from J to the T wave).
+* ``paced``: a ventricular stimulus (a 1–2 ms spike of 2–6 mV) starts a wide QRS
+  (130–180 ms) from the right ventricular apex: left-superior axis (dominantly
+  negative in II, III, aVF), discordant ST segment and T wave; sinus P waves
+  still run (AV pacing keeps the PR).
+* ``rhythm="fibrillation"``: no P wave; fibrillatory waves (4–9 Hz, 0.03–0.1 mV,
+  wandering amplitude and frequency) and an irregularly irregular RR (each
+  interval 0.6–1.4 × the mean); ``rhythm="flutter"``: no P wave; a sawtooth of
+  flutter waves at 250–350 /min (0.1–0.25 mV), conducted 2:1 to 4:1.
+
+For a wide form ``r_peak`` is still the centre of the main QRS pulse; in a QS
+complex there is no R point, and ``truth["qrs_form"]`` tells a scorer to accept
+any mark inside the QRS. Without P waves ``pr_ms`` is ``None``.
+
 Assets are ``openmed.waveform.v1`` JSON (mV to 0.1 µV) or, with
 ``carrier="dicom"``, a native 12-lead ECG DICOM written by
 :func:`waveform_dicom` (1 µV steps); the recording is synthesised at its
@@ -77,7 +103,10 @@ __all__ = [
     "ARTEFACT_FORMS",
     "ARTEFACT_KINDS",
     "DICOM_MEDIA_TYPE",
+    "FORM_SHARE",
     "JSON_MEDIA_TYPE",
+    "QRS_FORMS",
+    "RHYTHMS",
     "Artefact",
     "SyntheticECG",
     "generate_ecg_intervals",
@@ -91,6 +120,14 @@ __all__ = [
 #: The media types a pack gives these carriers (one spelling: ``MediaType``).
 JSON_MEDIA_TYPE = MediaType.WAVEFORM_JSON.value
 DICOM_MEDIA_TYPE = MediaType.DICOM.value
+
+#: QRS forms and rhythms the generator draws (the first of each is the plain one).
+QRS_FORMS = ("narrow", "bundle_branch_block", "infarct_qs", "paced")
+RHYTHMS = ("sinus", "fibrillation", "flutter")
+#: Share of the interval task's adverse sources drawn with a wide QRS or without P waves.
+FORM_SHARE = 0.4
+#: Sampling rates (Hz) of those sources.
+_FORM_RATES = (250.0, 360.0, 500.0, 1000.0)
 
 #: The artefact kinds, named as the quality flags they should raise.
 ARTEFACT_KINDS = ("flatline", "clipping", "baseline_wander", "mains_interference", "noise")
@@ -179,6 +216,10 @@ class _Morphology:
     st_duration: float
     qt: float
     weights: NDArray[np.float64]  # (12 leads, 5 waves: P Q R S T)
+    qrs_form: str = "narrow"
+    #: Lead weights of an ST injury current (infarct) and of a pacing stimulus (paced).
+    injury: NDArray[np.float64] | None = None
+    stimulus: NDArray[np.float64] | None = None
 
 
 def _unit(vector: Sequence[float]) -> NDArray[np.float64]:
@@ -204,6 +245,10 @@ def _lead_matrix() -> NDArray[np.float64]:
         for a in _PRECORDIAL_ANGLES
     ]
     return np.stack(limb + precordial)
+
+
+#: Dipole from lead weights (least squares): the size of a wave's dipole.
+_LEAD_PINV = np.linalg.pinv(_lead_matrix())
 
 
 def _morphology(rng: np.random.Generator, rr_min: float) -> _Morphology:
@@ -237,6 +282,119 @@ def _morphology(rng: np.random.Generator, rr_min: float) -> _Morphology:
         qt=qt,
         weights=weights,
     )
+
+
+def _wide_morphology(
+    rng: np.random.Generator, base: _Morphology, form: str, rr_min: float
+) -> _Morphology:
+    """``base`` with the QRS of ``form`` (see the module docstring): wider, with the dipoles
+    of its activation sequence, a discordant T wave and, for an infarct or pacing, the
+    injury current or the stimulus."""
+    if form == "bundle_branch_block":
+        qrs = rng.uniform(0.12, 0.17)
+        axis = math.radians(rng.uniform(-75.0, 90.0))
+        main = rng.uniform(0.8, 1.4) * _unit(
+            [math.cos(axis), math.sin(axis), rng.uniform(-0.8, 0.8)]
+        )
+        late_axis = axis + math.radians(rng.uniform(120.0, 200.0))
+        late = rng.uniform(0.6, 1.2) * _unit(
+            [math.cos(late_axis), math.sin(late_axis), rng.uniform(-0.8, 0.8)]
+        )
+        initial = rng.uniform(0.05, 0.15) * _unit([0.6, -0.2, 0.6])
+    elif form == "infarct_qs":
+        qrs = rng.uniform(0.10, 0.15)
+        axis = math.radians(rng.uniform(-30.0, 60.0))
+        initial = rng.uniform(0.6, 1.0) * _unit([0.2, 0.3, -0.9])
+        main = rng.uniform(0.5, 1.0) * _unit([math.cos(axis), math.sin(axis), -0.8])
+        late = rng.uniform(0.2, 0.4) * _unit([-0.5, -0.4, -0.6])
+    else:  # paced from the right ventricular apex
+        qrs = rng.uniform(0.13, 0.18)
+        axis = math.radians(rng.uniform(-90.0, -45.0))
+        initial = rng.uniform(0.05, 0.15) * _unit([0.3, -0.5, 0.3])
+        main = rng.uniform(0.9, 1.5) * _unit([math.cos(axis), math.sin(axis), -0.6])
+        late = rng.uniform(0.2, 0.5) * _unit([0.4, -0.3, -0.5])
+    lead_matrix = _lead_matrix()
+    t_wave = (
+        -rng.uniform(0.2, 0.4) * main / float(np.linalg.norm(main))
+    )  # discordant: repolarisation follows the block
+    weights = base.weights.copy()
+    weights[:, 1:5] = lead_matrix @ np.stack([initial, main, late, t_wave]).T
+    qt = base.qt + (qrs - base.qrs_duration)
+    qt = min(qt, rr_min + base.p_onset - 0.025)
+    st = min(max(0.2 * (qt - qrs), 0.02), 0.1)
+    injury = stimulus = None
+    if form == "infarct_qs":
+        injury = lead_matrix @ (rng.uniform(0.1, 0.3) * _unit([0.1, -0.1, 1.0]))
+    else:  # secondary ST change: displaced against the QRS, as the T wave is
+        injury = lead_matrix @ (-rng.uniform(0.1, 0.25) * main / float(np.linalg.norm(main)))
+    if form == "paced":
+        stimulus = lead_matrix @ (rng.uniform(2.0, 6.0) * _unit([0.3, 0.9, 0.3]))
+    return _Morphology(
+        p_onset=base.p_onset,
+        p_duration=base.p_duration,
+        qrs_duration=qrs,
+        st_duration=st,
+        qt=qt,
+        weights=weights,
+        qrs_form=form,
+        injury=injury,
+        stimulus=stimulus,
+    )
+
+
+def _atrial_waves(
+    rng: np.random.Generator, rhythm: str, n: int, fs: float
+) -> tuple[NDArray[np.float64], float]:
+    """Atrial activity without P waves (mV along the P dipole), and the flutter cycle (s; 0 in
+    fibrillation): fibrillatory waves of wandering frequency and size, or a flutter sawtooth."""
+    t = np.arange(n) / fs
+    if rhythm == "fibrillation":
+        slow = np.cumsum(rng.normal(0.0, 1.0, n)) / math.sqrt(fs)
+        frequency = np.clip(
+            rng.uniform(5.0, 7.5) + 0.8 * slow / max(1.0, float(np.std(slow))), 4.0, 9.0
+        )
+        phase = 2.0 * np.pi * np.cumsum(frequency) / fs
+        size = 1.0 + 0.4 * np.sin(2.0 * np.pi * rng.uniform(0.2, 0.6) * t + rng.uniform(0, 6.3))
+        waves: NDArray[np.float64] = rng.uniform(0.03, 0.1) / 1.4 * size * np.sin(phase)
+        return waves, 0.0
+    cycle = 60.0 / rng.uniform(250.0, 350.0)
+    position = (t / cycle + rng.uniform(0.0, 1.0)) % 1.0
+    # A slow descent then a fast return: the sawtooth of typical flutter (negative in II).
+    tooth = np.where(position < 0.8, -position / 0.8, -(1.0 - position) / 0.2)
+    sawtooth: NDArray[np.float64] = rng.uniform(0.1, 0.25) * (tooth + 0.5)
+    return sawtooth, cycle
+
+
+def _irregular_times(
+    rng: np.random.Generator, rr: float, duration: float, cycle: float
+) -> NDArray[np.float64]:
+    """R times without sinus timing: each interval 0.6–1.4 × ``rr`` (fibrillation) or 2–4
+    flutter cycles (flutter), none within the edge margins."""
+    times = [rng.uniform(-2.0 * rr, -rr)]
+    ratio = int(rng.integers(2, 5))
+    variable = rng.random() < 0.3
+    while times[-1] < duration + 2.0 * rr:
+        if cycle:
+            step = (int(rng.integers(2, 5)) if variable else ratio) * cycle
+        else:
+            step = max(0.3, rr * rng.uniform(0.6, 1.4))
+        times.append(times[-1] + step)
+    array = np.asarray(times)
+    edge = ((array > -0.06) & (array < _EDGE_MARGIN_S)) | (
+        (array > duration - _EDGE_MARGIN_S) & (array < duration + 0.06)
+    )
+    return array[~edge]
+
+
+def _plateau(n: int, fs: float, qrs_onset: float, qrs: float, qt: float) -> NDArray[np.float64]:
+    """The shape of an ST displacement (0 to 1): the plateau of the ventricular action
+    potential, rising over the last 20 ms of the QRS, held through the ST segment and
+    falling with the T wave."""
+    t = np.arange(n) / fs - qrs_onset
+    rise = np.clip((t - (qrs - 0.02)) / 0.02, 0.0, 1.0)
+    fall = np.clip((qt - t) / (0.3 * qt), 0.0, 1.0)
+    shape: NDArray[np.float64] = np.minimum(rise, fall)
+    return shape
 
 
 def _add_hann(
@@ -494,6 +652,8 @@ def synthesise_ecg(
     artefacts: Sequence[Artefact] | None = None,
     focus_lead: str | None = None,
     decimals: int = 4,
+    qrs_form: str = "narrow",
+    rhythm: str = "sinus",
 ) -> SyntheticECG:
     """Synthesise one 12-lead recording and its truth.
 
@@ -501,9 +661,13 @@ def synthesise_ecg(
     the slice's first artefact land on that lead.  Samples are held at
     ``decimals`` decimal places of a mV, the resolution of the carrier they
     are written to (4: the JSON carrier's 0.1 µV; 3: the DICOM carrier's 1 µV),
-    so realised severities hold for the carrier's samples.
+    so realised severities hold for the carrier's samples.  ``qrs_form`` and
+    ``rhythm`` pick a wide QRS or a rhythm without P waves (module docstring);
+    their draws come from a stream of their own.
     """
     check_slice(slice_name)
+    if qrs_form not in QRS_FORMS or rhythm not in RHYTHMS:
+        raise InputRefused("qrs_form or rhythm is not one of the generator's")
     if type(seed) is not int or seed < 0:
         raise InputRefused("seed must be a non-negative int")
     if type(decimals) is not int or not 3 <= decimals <= 6:
@@ -519,20 +683,44 @@ def synthesise_ecg(
     rr = 60.0 / rate
     times, jitter = _beat_times(rng, rr, n / fs)
     morphology = _morphology(rng, rr * float(jitter.min()))
+    form_rng = np.random.default_rng([seed, 0xEC6, 2])
+    atrial: NDArray[np.float64] | None = None
+    if rhythm != "sinus":
+        atrial, cycle = _atrial_waves(form_rng, rhythm, n, fs)
+        times = _irregular_times(form_rng, rr if not cycle else 60.0 / rate, n / fs, cycle)
+        rr_min = float(np.diff(times).min())
+        morphology = _morphology(np.random.default_rng([seed, 0xEC6, 3]), rr_min)
+    if qrs_form != "narrow":
+        rr_min = float(np.diff(times).min()) if rhythm != "sinus" else rr * float(jitter.min())
+        morphology = _wide_morphology(form_rng, morphology, qrs_form, rr_min)
     basis = np.zeros((5, n))
+    extra = np.zeros((len(_LEADS), n)) if rhythm != "sinus" or qrs_form != "narrow" else None
     respiration = rng.uniform(0.15, 0.35)
     breath_phase = rng.uniform(0.0, 2.0 * np.pi)
     qrs = morphology.qrs_duration
     for r_time in times:
         qrs_onset = r_time - 0.4 * qrs
         breath = 1.0 + 0.05 * math.sin(2.0 * math.pi * respiration * r_time + breath_phase)
-        _add_hann(basis[0], fs, qrs_onset + morphology.p_onset, morphology.p_duration, 1.0)
+        if atrial is None:
+            _add_hann(basis[0], fs, qrs_onset + morphology.p_onset, morphology.p_duration, 1.0)
+        if extra is not None and morphology.injury is not None:
+            extra += np.outer(morphology.injury, _plateau(n, fs, qrs_onset, qrs, morphology.qt))
+        if extra is not None and morphology.stimulus is not None:
+            spike = round((qrs_onset - 0.002) * fs)
+            width = max(1, round(0.0015 * fs))
+            if 0 <= spike and spike + width <= n:
+                extra[:, spike : spike + width] += morphology.stimulus[:, None]
         _add_hann(basis[1], fs, qrs_onset, 0.3 * qrs, breath)
         _add_hann(basis[2], fs, qrs_onset + 0.15 * qrs, 0.5 * qrs, breath)
         _add_hann(basis[3], fs, qrs_onset + 0.5 * qrs, 0.5 * qrs, breath)
         t_onset = qrs_onset + qrs + morphology.st_duration
         _add_t_wave(basis[4], fs, t_onset, qrs_onset + morphology.qt - t_onset, 1.0)
     leads = morphology.weights @ basis
+    if extra is not None:
+        if atrial is not None:
+            p_size = float(np.linalg.norm(_LEAD_PINV @ morphology.weights[:, 0]))
+            extra += np.outer(morphology.weights[:, 0] / max(p_size, 1e-9), atrial)
+        leads = leads + extra
     r_peaks = np.round(times[(times >= 0.0) & (times < n / fs)] * fs).astype(np.int64)
     t = np.arange(n) / fs
     for row in range(len(_LEADS)):
@@ -558,7 +746,7 @@ def synthesise_ecg(
         sampling_rate_hz=fs,
         lead_names=_LEADS,
         samples=leads,
-        truth=_truth(slice_name, fs, n, times, morphology, realised),
+        truth=_truth(slice_name, fs, n, times, morphology, realised, rhythm),
     )
 
 
@@ -569,6 +757,7 @@ def _truth(
     times: NDArray[np.float64],
     morphology: _Morphology,
     artefacts: Sequence[Mapping[str, Any]],
+    rhythm: str = "sinus",
 ) -> dict[str, Any]:
     from pytest_openmed.components.ecg_quality import CONFIG_A
 
@@ -580,7 +769,9 @@ def _truth(
         beats.append(
             {
                 "r_peak": round(r_time * fs),
-                "p_onset": round((qrs_onset + morphology.p_onset) * fs, 3),
+                "p_onset": (
+                    round((qrs_onset + morphology.p_onset) * fs, 3) if rhythm == "sinus" else None
+                ),
                 "qrs_onset": round(qrs_onset * fs, 3),
                 "qrs_offset": round((qrs_onset + qrs) * fs, 3),
                 "t_offset": round((qrs_onset + morphology.qt) * fs, 3),
@@ -600,7 +791,9 @@ def _truth(
         "heart_rate_bpm": round(60000.0 / float(rr_ms.mean()), 3),
         "r_peaks": [beat["r_peak"] for beat in beats],
         "rr_ms": [round(float(v), 3) for v in rr_ms],
-        "pr_ms": round(-morphology.p_onset * 1000.0, 3),
+        "qrs_form": morphology.qrs_form,
+        "rhythm": rhythm,
+        "pr_ms": round(-morphology.p_onset * 1000.0, 3) if rhythm == "sinus" else None,
         "qrs_ms": round(qrs * 1000.0, 3),
         "qt_ms": round(morphology.qt * 1000.0, 3),
         "beats": beats,
@@ -749,7 +942,23 @@ def generate_ecg_quality(
 def generate_ecg_intervals(
     seed: int, slice: str, *, carrier: str = "json", **knobs: Any
 ) -> GeneratedSource:
-    """A recording for the interval task: off-nominal slices put their first artefact on lead II."""
+    """A recording for the interval task: off-nominal slices put their first artefact on lead II.
+
+    On about :data:`FORM_SHARE` of the ``adverse_acquisition`` sources the adversity is the
+    heart's instead (a wide QRS or no P waves, at 250–1000 Hz, without artefacts), drawn
+    from a stream of their own.
+    """
+    check_slice(slice)
+    if slice == "adverse_acquisition" and not {"qrs_form", "rhythm"} & knobs.keys():
+        pick = np.random.default_rng([seed, 0xEC6, 1])
+        if pick.random() < FORM_SHARE:
+            kind = int(pick.integers(0, len(QRS_FORMS) - 1 + len(RHYTHMS) - 1))
+            if kind < len(QRS_FORMS) - 1:
+                knobs["qrs_form"] = QRS_FORMS[1 + kind]
+            else:
+                knobs["rhythm"] = RHYTHMS[1 + kind - (len(QRS_FORMS) - 1)]
+            knobs.setdefault("sampling_rate_hz", _FORM_RATES[int(pick.integers(0, 4))])
+            knobs.setdefault("artefacts", ())
     knobs.setdefault("focus_lead", "II")
     knobs.setdefault("decimals", _CARRIER_DECIMALS.get(carrier, 4))
     return _source(synthesise_ecg(seed, slice, **knobs), seed, slice, carrier)

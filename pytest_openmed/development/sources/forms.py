@@ -23,7 +23,11 @@ Slices choose them: ``nominal`` is dark ink, clean, integer offset of at most
 4 px; ``adverse_acquisition`` is any of the three inks, scanned (rotation up to
 3 degrees, sub-pixel offset up to 12 px); ``ambiguity_conflict`` is like
 nominal, plus half marks (short dashes), faint marks and a stray stroke across
-fields, and every field such a mark touches has truth state ``ambiguous``.
+fields, and every field such a mark touches has truth state ``ambiguous``. On
+about half the ``adverse_acquisition`` pages every text entry is written
+**across the printed hint** (from just before the placeholder box to the end of
+the field: writers use whatever space a box has), drawn from a stream of its
+own so the other pages are unchanged; ``across_hint`` forces it either way.
 ``ink`` and ``acquisition`` override the slice's choice (the validation
 script sweeps them); ``font`` renders the entries with a TrueType file instead
 of Pillow's bundled font (the default, so the bytes are the same on every
@@ -40,8 +44,8 @@ truth: print showing through an empty box leaves it empty.
 
 Truth: ``fields`` {name: {``state``: checked / filled / empty / ambiguous,
 ``box``: [x0, y0, x1, y1], ``entry``: long / short / none}} (the outline's
-axis-aligned box in the image), the applied ``transform``, ``ink`` and
-``acquisition``.
+axis-aligned box in the image), the applied ``transform``, ``ink``,
+``acquisition`` and ``across_hint``.
 """
 
 from __future__ import annotations
@@ -153,6 +157,15 @@ def _draw_page(
             draw.text(
                 (px1 - 1, (py0 + py1) / 2), hint, fill=print_grey, font=hint_font, anchor="rm"
             )
+
+
+def _across_hint(
+    box: tuple[int, int, int, int], placeholder: tuple[int, int, int, int]
+) -> tuple[int, int, int, int]:
+    """Where an entry written across the printed hint goes: the field's rows, from a little
+    before the placeholder box to the field's end (so it starts at or just before the hint)."""
+    x0, y0, x1, y1 = box
+    return (max(x0, placeholder[0] - INTERIOR_INSET_PX - 8), y0, x1, y1)
 
 
 def _drawable(box: tuple[int, int, int, int]) -> tuple[float, float, float, float]:
@@ -430,6 +443,7 @@ def generate_form_grounding(
     acquisition: str | None = None,
     font: str | None = None,
     paper_scan: NDArray[Any] | None = None,
+    across_hint: bool | None = None,
 ) -> GeneratedSource:
     """Render one synthetic form PNG and the truth of every field.
 
@@ -452,6 +466,11 @@ def generate_form_grounding(
     if font is not None and type(font) is not str:
         raise InvalidArgument("font must be the path of a TrueType file")
     scan = _paper_scan(paper_scan)
+    if across_hint is None:
+        across = np.random.default_rng([seed, _SLICE_INDEX[slice_name], 7]).random() < 0.5
+        across_hint = slice_name == "adverse_acquisition" and bool(across)
+    elif type(across_hint) is not bool:
+        raise InvalidArgument("across_hint must be a bool")
     rng = np.random.default_rng([seed, _SLICE_INDEX[slice_name]])
     paper = int(rng.integers(240, 253))
     ink_level = int(rng.integers(10, 45))
@@ -509,11 +528,14 @@ def generate_form_grounding(
                 continue
             short = rng.random() < 0.4
             kinds[form_field.name] = "short" if short else "long"
+            where = form_field.box
+            if across_hint and form_field.placeholder is not None:
+                where = _across_hint(form_field.box, form_field.placeholder)
             if rng.random() < 0.5:
-                strokes = _handwriting(rng, form_field.box, short=short)
+                strokes = _handwriting(rng, where, short=short)
                 _draw_strokes(pen, strokes, 255, int(rng.integers(2, 4)))
             else:
-                _write_words(rng, pen, form_field.box, short=short, font_path=font)
+                _write_words(rng, pen, where, short=short, font_path=font)
     if slice_name == "ambiguity_conflict" and rng.random() < 0.6:
         stray = _stray_stroke(rng, template)
         if stray is not None:
@@ -561,6 +583,7 @@ def generate_form_grounding(
         "transform": {"rotation_deg": round(theta, 6), "dx": round(dx, 6), "dy": round(dy, 6)},
         "ink": ink_style,
         "acquisition": acquisition_name,
+        "across_hint": across_hint,
         "fields": {
             form_field.name: {
                 "state": states[form_field.name],

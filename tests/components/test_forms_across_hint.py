@@ -1,0 +1,75 @@
+"""forms: an entry written across a printed placeholder hint is never read as empty in ink.
+
+Issue 27: with the placeholder declared in the template as documented, entries
+written over the hints of most text boxes made the "print level" (the median
+peak of the placeholder boxes) read as ink, so every entry inside a hint box
+was set aside as print and the field read **empty**, a confident wrong answer.
+The print is now measured only on boxes that read grey (lighter than half the
+ink); when no box does, ink-dark marks in a hint box abstain instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from pytest_openmed.components.forms import CONFIG_A, CONFIG_B, DEFAULT_TEMPLATE, run
+from pytest_openmed.development.sources.forms import generate_form_grounding
+
+CONFIGS = {"A": CONFIG_A, "B": CONFIG_B}
+
+
+def _readings(seeds: range, ink: str) -> list[tuple[str, str]]:
+    pairs = []
+    for seed in seeds:
+        source = generate_form_grounding(seed, "adverse_acquisition", ink=ink, across_hint=True)
+        for config in CONFIGS.values():
+            fields = run(source.asset, config).output["fields"]
+            for name, truth in source.truth["fields"].items():
+                pairs.append((truth["state"], fields[name]["state"]))
+    return pairs
+
+
+def test_entries_across_the_hint_in_pen_are_never_read_empty() -> None:
+    """A light ink (pencil, a light ballpoint) over a hint can read as light as the print
+    itself: that remaining limit is measured by validation/forms.py, not hidden here."""
+    pairs = _readings(range(8), "dark")
+    filled = [read for truth, read in pairs if truth == "filled"]
+    assert filled and "empty" not in filled
+    assert sum(read == "filled" for read in filled) >= len(filled) // 2
+    assert all(read in (truth, "abstain") for truth, read in pairs)
+
+
+def test_the_adverse_slice_writes_across_the_hint_on_some_pages() -> None:
+    flags = [
+        generate_form_grounding(seed, "adverse_acquisition").truth["across_hint"]
+        for seed in range(12)
+    ]
+    assert any(flags) and not all(flags)
+    assert not generate_form_grounding(0, "nominal").truth["across_hint"]
+
+
+def test_a_template_whose_only_hint_is_written_over_abstains_rather_than_reads_empty() -> None:
+    """One placeholder, written over: no box shows the grey print, so nothing in it can be
+    told from print, and the field is not claimed empty."""
+    fields = list(DEFAULT_TEMPLATE.fields)
+    keep = "reason_for_visit"
+    fields = [f if f.name == keep else dataclasses.replace(f, placeholder=None) for f in fields]
+    template = dataclasses.replace(DEFAULT_TEMPLATE, fields=tuple(fields))
+    for seed in range(8):
+        source = generate_form_grounding(seed, "nominal", template=template, across_hint=True)
+        truth = source.truth["fields"][keep]["state"]
+        for config in CONFIGS.values():
+            config = dataclasses.replace(config, template=template)
+            read = run(source.asset, config).output["fields"][keep]["state"]
+            assert read == truth or (truth == "filled" and read == "abstain")
+            assert not (truth == "filled" and read == "empty")
+
+
+def test_blank_hints_still_read_empty() -> None:
+    source = generate_form_grounding(3, "nominal")
+    output = run(source.asset, CONFIG_A).output["fields"]
+    empties = [n for n, t in source.truth["fields"].items() if t["state"] == "empty"]
+    assert empties and all(output[name]["state"] == "empty" for name in empties)
+    assert np.all([not output[n]["state"] == "abstain" for n in output])
