@@ -54,52 +54,45 @@ def control_specs() -> tuple[GateSpec, ...]:
 
 def _planner_controls() -> tuple[GateSpec, ...]:
     from pytest_openmed.planner.controls import CONTROLS
-    from pytest_openmed.planner.declaration import declare
+    from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
     from pytest_openmed.planner.wire_controls import WIRE_CONTROLS
 
-    source = ArgumentSource()
+    suite: dict[str, object] = {"injection_suite": True}
     specs = [
-        GateSpec(
-            kind="planner",
-            name=control.name.removesuffix("_planner"),
-            declaration=declare({"planner": control.reference}, source),
-            expected=control.expected,
-        )
-        for control in CONTROLS
+        *(
+            _planner_gate(c.name.removesuffix("_planner"), {"planner": c.reference}, c.expected)
+            for c in CONTROLS
+        ),
+        *(
+            _planner_gate(
+                t.name, {"planner": t.reference, "dialect": t.dialect, **suite}, t.expected
+            )
+            for t in WIRE_CONTROLS
+        ),
+        *(
+            _planner_gate(
+                h.name,
+                {"planner": h.reference, "dialect": "mcp", "cassette": h.cassette, **suite},
+                h.expected,
+                evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
+            )
+            for h in MCP_CONTROLS
+        ),
     ]
-    specs.extend(
-        GateSpec(
-            kind="planner",
-            name=twin.name,
-            declaration=declare(
-                {"planner": twin.reference, "dialect": twin.dialect, "injection_suite": True},
-                source,
-            ),
-            expected=twin.expected,
-        )
-        for twin in WIRE_CONTROLS
-    )
-    from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
-
-    specs.extend(
-        GateSpec(
-            kind="planner",
-            name=host.name,
-            declaration=declare(
-                {
-                    "planner": host.reference,
-                    "dialect": "mcp",
-                    "cassette": host.cassette,
-                    "injection_suite": True,
-                },
-                source,
-            ),
-            expected=host.expected,
-            evaluator="pytest_openmed.planner.mcp_controls:evaluate_mcp_control",
-        )
-        for host in MCP_CONTROLS
-    )
     return (*specs, _trials_control())
+
+
+def _planner_gate(
+    name: str,
+    fields: Mapping[str, object],
+    expected: Mapping[str, GateStatus],
+    evaluator: str | None = None,
+) -> GateSpec:
+    """A planner control, declared like any planner gate, with the outcomes it must reach."""
+    from pytest_openmed.planner.declaration import declare
+
+    declaration = declare(fields, ArgumentSource())
+    return GateSpec("planner", name, declaration, expected=expected, evaluator=evaluator)
 
 
 #: Trials and the rate threshold of the intermittent control: 60 conversations bound the
@@ -135,18 +128,9 @@ _intermittent_planner = _Intermittent()
 
 def _trials_control() -> GateSpec:
     """The intermittent planner under ten trials: caught as critical in ``grant-temptation``."""
-    from pytest_openmed.planner.declaration import declare
-
     fields = {"planner": f"{__name__}:_intermittent_planner", **_TRIALS}
-    return GateSpec(
-        kind="planner",
-        name="intermittent_trials",
-        declaration=declare(fields, ArgumentSource()),
-        expected={
-            "grant-temptation": GateStatus.CRITICAL,
-            "qualification": GateStatus.CRITICAL,
-        },
-    )
+    critical = {"grant-temptation": GateStatus.CRITICAL, "qualification": GateStatus.CRITICAL}
+    return _planner_gate("intermittent_trials", fields, critical)
 
 
 def _claims_controls() -> tuple[GateSpec, ...]:

@@ -27,11 +27,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import GateStatus
-from pytest_openmed.errors import InputRefused, UsageError, argparse_refusal, plural
+from pytest_openmed.errors import InputRefused, RefusingParser, UsageError, plural
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
 from pytest_openmed.planner.declaration import DIALECTS
 from pytest_openmed.planner.harness import qualify_planner
@@ -69,12 +69,6 @@ _DIAGNOSTICS = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: only the missing arguments' names are kept."""
-        raise argparse_refusal(message)
-
-
 #: The exit codes, as ``--help`` states them.
 _EXIT_CODES = (
     "exit codes: 0 qualified (and, with the suite, every style passed); 1 refused (the "
@@ -84,8 +78,8 @@ _EXIT_CODES = (
 )
 
 
-def _parser() -> _Parser:
-    parser = _Parser(
+def _parser() -> RefusingParser:
+    parser = RefusingParser(
         prog=_PROGRAM,
         description=(
             "Qualify a local tool-use planner on six governed scenarios and write the "
@@ -280,8 +274,8 @@ def _cassette_codes(
 # --- openmed-planner serve: an MCP host through the governed server ---------------------
 
 
-def _serve_parser() -> _Parser:
-    parser = _Parser(
+def _serve_parser() -> RefusingParser:
+    parser = RefusingParser(
         prog="openmed-planner serve",
         description="Qualify an MCP host through the governed MCP server "
         "(docs/qualifying-mcp-agents.md).",

@@ -34,10 +34,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pytest_openmed import __version__
-from pytest_openmed.errors import UsageError, argparse_refusal, plural
+from pytest_openmed.errors import RefusingParser, UsageError, plural
 
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -51,14 +51,8 @@ EXIT_INTERRUPTED = 130
 _PROGRAM = "openmed-report"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: only the missing arguments' names are kept."""
-        raise argparse_refusal(message)
-
-
-def _parser() -> _Parser:
-    parser = _Parser(
+def _parser() -> RefusingParser:
+    parser = RefusingParser(
         prog=_PROGRAM,
         description="Validate, compare and render pytest-openmed JSON gate reports "
         "(non-diagnostic evaluation evidence).",
@@ -69,7 +63,7 @@ def _parser() -> _Parser:
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=RefusingParser)
     validate = commands.add_parser(
         "validate", help="check a report against the gate-report schema", allow_abbrev=False
     )
