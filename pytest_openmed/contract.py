@@ -95,10 +95,18 @@ class GateItemRefused(InputRefused):
     """
 
     def __init__(
-        self, message: str, subject: str, figures: Mapping[str, MetricValue] | None = None
+        self,
+        message: str,
+        subject: str,
+        figures: Mapping[str, MetricValue] | None = None,
+        reason: str | None = None,
     ) -> None:
         super().__init__(message)
         self.subject = _check_label(subject)
+        if reason is not None and (type(reason) is not str or not _REASON.fullmatch(reason)):
+            raise InputRefused("gate reason must be a closed rule name ([a-z][a-z0-9_]*)")
+        #: A closed rule name for the refusal (``underpowered``), recorded in the gate report.
+        self.reason = reason
         checked: dict[str, MetricValue] = {}
         for name, value in (figures or {}).items():
             if type(name) is not str or not _METRIC_NAME.fullmatch(name):
@@ -386,9 +394,13 @@ class GateSpec:
     declaration: Declaration
     expected: Mapping[str, GateStatus] = field(default_factory=dict)
     evaluator: str | None = None
+    #: Items a development control expects the engine to refuse (an underpowered
+    #: collection): such an item passes when it is refused, and fails otherwise.
+    expected_refusals: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "expected", MappingProxyType(dict(self.expected)))
+        object.__setattr__(self, "expected_refusals", frozenset(self.expected_refusals))
 
     @property
     def items(self) -> tuple[str, ...]:

@@ -13,6 +13,9 @@ and the plugin may import it at load time.
 
 from __future__ import annotations
 
+import argparse
+from typing import NoReturn
+
 __all__ = [
     "AssetTooLarge",
     "ComponentError",
@@ -75,6 +78,17 @@ def argparse_refusal(message: str) -> UsageError:
     if message.startswith(_ARGPARSE_REQUIRED):
         return UsageError(message.removeprefix(_ARGPARSE_REQUIRED))
     return UsageError()
+
+
+class RefusingParser(argparse.ArgumentParser):
+    """The argument parser of the console scripts: a refused command line is a :class:`UsageError`.
+
+    argparse would print a message that may quote a value and exit; only the
+    missing arguments' names are kept (:func:`argparse_refusal`).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise argparse_refusal(message)
 
 
 class ComponentError(InputRefused):

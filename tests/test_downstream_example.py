@@ -252,6 +252,10 @@ def test_the_report_validates_and_records_every_verdict(run: Run) -> None:
     # The wire-format model replays from its committed cassette: qualified, no style obeyed.
     wire = verdicts[f"{GATES}::planner(triage-model)::injection[base64]", None]["metrics"]
     assert (wire["suite.styles"], wire["suite.compliance_count"]) == (14, 0)
+    # Three trials of every scenario and style, replayed from the k-trial cassette.
+    assert (wire["suite.trials"], wire["suite.conversations"]) == (3, 42)
+    triage = verdicts[f"{GATES}::planner(triage-model)::qualification", None]["metrics"]
+    assert (triage["trials"], triage["conversations"], triage["pass_k"]) == (3, 18, 1.0)
 
 
 def test_the_cassette_replays_without_importing_the_model(run: Run) -> None:
@@ -260,6 +264,27 @@ def test_the_cassette_replays_without_importing_the_model(run: Run) -> None:
     assert (run.root / "cassettes" / "triage-model.json").read_bytes() == (
         EXAMPLE / "cassettes" / "triage-model.json"
     ).read_bytes()
+
+
+def test_the_k_trial_cassette_records_and_replays_byte_identically(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    (root / "cassettes" / "triage-model.json").unlink()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "GITHUB_"))}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    command = [sys.executable, "-m", "pytest", "-p", "openmed", "-p", "no:cacheprovider"]
+    command += ["-k", "triage-model", "-q"]
+    recorded = subprocess.run(
+        [*command, "--openmed-record"], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert recorded.returncode == 0, recorded.stdout[-2000:]
+    assert "21 passed" in recorded.stdout
+    cassette = (root / "cassettes" / "triage-model.json").read_bytes()
+    assert cassette == (EXAMPLE / "cassettes" / "triage-model.json").read_bytes()
+    assert b'"qualification@2"' in cassette and b'"qualification@3"' not in cassette
+    replayed = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    assert replayed.returncode == 0 and "21 passed" in replayed.stdout
+    assert (root / "cassettes" / "triage-model.json").read_bytes() == cassette
 
 
 def test_junit_xml_agrees_with_the_outcomes(run: Run) -> None:

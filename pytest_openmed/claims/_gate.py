@@ -147,6 +147,8 @@ def evaluate_thresholds(
     return results
 
 
+#: Reason recorded for an item refused because its collection is too small for ``max_upper``.
+UNDERPOWERED = "underpowered"
 #: ``gate_upper_method`` of a gate bound: which of the two bounds was the larger.
 BOOTSTRAP, CLOPPER_PEARSON = "bootstrap", "clopper_pearson"
 
@@ -184,7 +186,7 @@ def _verdict(
                 "max_upper": upper_limit,
                 "confidence": confidence,
             }
-            return GateItemRefused(messages.UNDERPOWERED, subject, figures)
+            return GateItemRefused(messages.UNDERPOWERED, subject, figures, UNDERPOWERED)
     values: dict[str, MetricValue] = {
         "claim_count": 0,
         "unsupported_count": 0,

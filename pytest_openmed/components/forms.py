@@ -636,13 +636,14 @@ def _print_level(
 ) -> float | None:
     """How dark the page's printed placeholder text reads, or ``None`` when no box shows it.
 
-    Every placeholder on a page is printed alike in grey, lighter than ink: the
-    print is the median peak of the placeholder boxes that read lighter than
-    ``grey_max`` (:data:`_GREY_PRINT_MAX` of the page's ink), measured on this
-    very page (blur and toner included). A box that reads as dark as ink has
-    been written over (or its hint is printed black) and says nothing about the
-    print: when every box is such, the print cannot be told from an entry
-    (``None``). 0 without placeholders.
+    Every placeholder on a page is printed alike in grey, lighter than ink (the
+    peaks of a page's blank hint boxes differ by under 0.05 of the ink): the
+    print is the *lightest* peak of the placeholder boxes, measured on this very
+    page (blur and toner included), since a box written over holds the print and
+    more (a light pencil entry reads darker than the print, if only a little). A
+    box darker than ``grey_max`` (:data:`_GREY_PRINT_MAX` of the page's ink) is
+    no grey print: when every box is such, the print cannot be told from an
+    entry (``None``). 0 without placeholders.
     """
     peaks = []
     for form_field, crop in zip(fields, crops, strict=True):
@@ -652,7 +653,7 @@ def _print_level(
     if not peaks:
         return 0.0
     grey = [peak for peak in peaks if peak < grey_max]
-    return float(np.median(grey)) if grey else None
+    return min(grey) if grey else None
 
 
 def _field_state(

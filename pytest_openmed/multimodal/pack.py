@@ -35,6 +35,7 @@ from .jsonvalue import FrozenJson, freeze_object
 from .limits import (
     MAX_ASSET_BYTES,
     MAX_ASSETS_PER_CASE,
+    MAX_CANDIDATES,
     MAX_JSON_BYTES,
     MAX_PACK_BYTES,
     MAX_PACK_JSON_BYTES,
@@ -226,8 +227,12 @@ class ValidationCase:
             raise InvalidInput("a case needs one to eight SourceAsset values")
         if len({asset.digest for asset in assets}) != len(assets):
             raise InvalidInput("a case repeats an asset (matching source digest)")
-        observations = materialise(self.observations, 2, "a case holds exactly two observations")
-        if len(observations) != 2 or not all(type(o) is Observation for o in observations):
+        observations = materialise(
+            self.observations, MAX_CANDIDATES, "a case holds exactly two observations"
+        )
+        if len(observations) != MAX_CANDIDATES or not all(
+            type(o) is Observation for o in observations
+        ):
             raise InvalidInput("a case holds exactly two Observation values")
         if observations[0].candidate == observations[1].candidate:
             raise InvalidInput("the two observations of a case must be of different candidates")
@@ -282,8 +287,12 @@ class ValidationPack:
         except ValueError:
             raise InvalidInput("task must be one of the six validation tasks") from None
         self._check_declarations()
-        candidates = materialise(self.candidates, 2, "a pack holds exactly two candidates")
-        if len(candidates) != 2 or not all(type(c) is CandidateLineage for c in candidates):
+        candidates = materialise(
+            self.candidates, MAX_CANDIDATES, "a pack holds exactly two candidates"
+        )
+        if len(candidates) != MAX_CANDIDATES or not all(
+            type(c) is CandidateLineage for c in candidates
+        ):
             raise InvalidInput("a pack holds exactly two CandidateLineage values")
         if candidates[0].name == candidates[1].name:
             raise InvalidInput("the two candidates need different evaluator-side names")
@@ -464,7 +473,7 @@ class ValidationPack:
         with malformed():
             candidates = tuple(
                 CandidateLineage(**fields(c, {"name", *LINEAGE_FIELDS}))
-                for c in array(stored["candidates"], 2)
+                for c in array(stored["candidates"], MAX_CANDIDATES)
             )
             cases = tuple(_case_from_dict(c) for c in array(stored["cases"], MAX_UNITS))
             pack = cls(
@@ -510,7 +519,7 @@ def _case_from_dict(data: object) -> ValidationCase:
         )
         for o in (
             fields(item, {"candidate", "output", "abstained", "safety_failures"})
-            for item in array(case["observations"], 2)
+            for item in array(case["observations"], MAX_CANDIDATES)
         )
     )
     return ValidationCase(

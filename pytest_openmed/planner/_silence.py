@@ -16,6 +16,12 @@ captured pytest section or junit XML.  For the block's duration:
 
 Every channel is restored even when the planner replaced it itself or raised
 ``KeyboardInterrupt``.
+
+Every one of these channels belongs to the whole process, and a recording may
+call the planner from several threads at once (``record_concurrency``).  So the
+blocks share one silence: the first to enter redirects, the last to leave
+restores, under one lock; otherwise a block that ends while another still runs
+would "restore" the other's redirection and leave logging disabled for good.
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ import io
 import logging
 import os
 import sys
+import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from pytest_openmed.errors import InvalidArgument
@@ -105,12 +112,63 @@ def _warnings() -> Iterator[None]:
         yield
 
 
+class _SharedSilence:
+    """One silence for the whole process, held while any block is open."""
+
+    __slots__ = ("_holders", "_lock", "_stack")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._stack: ExitStack | None = None
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._holders == 0:
+                stack = ExitStack()
+                try:
+                    stack.enter_context(_descriptors())  # first: it flushes the real streams
+                    stack.enter_context(_streams())
+                    stack.enter_context(_logging())
+                    stack.enter_context(_warnings())
+                except BaseException:
+                    stack.close()
+                    raise
+                self._stack = stack
+            self._holders += 1
+
+    def when_audible(self, say: Callable[[], None]) -> bool:
+        """Call ``say`` unless a block is open (its line would go to the null device)."""
+        with self._lock:
+            if self._holders:
+                return False
+            say()
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0 and self._stack is not None:
+                stack, self._stack = self._stack, None
+                stack.close()
+
+
+_SILENCE = _SharedSilence()
+
+
 @contextmanager
 def discarded_output() -> Iterator[None]:
     """Discard prints, fd 1/2 writes, log records and warnings for the block's duration."""
-    with ExitStack() as stack:
-        stack.enter_context(_descriptors())  # first: it flushes the real streams
-        stack.enter_context(_streams())
-        stack.enter_context(_logging())
-        stack.enter_context(_warnings())
+    _SILENCE.enter()
+    try:
         yield
+    finally:
+        _SILENCE.leave()
+
+
+def when_audible(say: Callable[[], None]) -> bool:
+    """Call ``say`` (a progress line) unless some thread is discarding output right now.
+
+    Returns whether it was called; the caller says the latest news later.
+    """
+    return _SILENCE.when_audible(say)

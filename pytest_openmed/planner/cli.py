@@ -27,17 +27,17 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import GateStatus
-from pytest_openmed.errors import InputRefused, UsageError, argparse_refusal, plural
+from pytest_openmed.errors import InputRefused, RefusingParser, UsageError, plural
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
 from pytest_openmed.planner.declaration import DIALECTS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
-from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, McpUnavailable
+from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT, MAX_TIME_LIMIT, mcp_missing
 
 __all__ = [
     "EXIT_INTERRUPTED",
@@ -69,12 +69,6 @@ _DIAGNOSTICS = {
 }
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: only the missing arguments' names are kept."""
-        raise argparse_refusal(message)
-
-
 #: The exit codes, as ``--help`` states them.
 _EXIT_CODES = (
     "exit codes: 0 qualified (and, with the suite, every style passed); 1 refused (the "
@@ -84,8 +78,8 @@ _EXIT_CODES = (
 )
 
 
-def _parser() -> _Parser:
-    parser = _Parser(
+def _parser() -> RefusingParser:
+    parser = RefusingParser(
         prog=_PROGRAM,
         description=(
             "Qualify a local tool-use planner on six governed scenarios and write the "
@@ -271,15 +265,17 @@ def _cassette_codes(
         raise _Refused("E012") from None
     except CassetteError:
         raise _Refused("E011") from None
-    except McpUnavailable:
+    except ImportError as error:
+        if not mcp_missing(error):
+            raise
         raise _Refused("E013") from None
 
 
 # --- openmed-planner serve: an MCP host through the governed server ---------------------
 
 
-def _serve_parser() -> _Parser:
-    parser = _Parser(
+def _serve_parser() -> RefusingParser:
+    parser = RefusingParser(
         prog="openmed-planner serve",
         description="Qualify an MCP host through the governed MCP server "
         "(docs/qualifying-mcp-agents.md).",
@@ -382,7 +378,9 @@ def _serve_relay(arguments: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         from pytest_openmed.planner.mcp_server import serve_relay
-    except ImportError:
+    except ImportError as error:
+        if not mcp_missing(error):
+            raise
         _fail("E013")
         return EXIT_USAGE
     try:

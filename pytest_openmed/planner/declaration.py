@@ -68,6 +68,8 @@ REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za
 MCP_TRANSPORTS = ("stdio", "http")
 #: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
 MAX_AGENT_TIME_LIMIT = 3600
+#: Modules of the ``mcp`` extra: a live agent without one of them is a missing dependency.
+MCP_EXTRA_MODULES = ("mcp", "mcp_types", "uvicorn")
 
 #: Most trials (independent conversations per scenario and style) one planner gate may ask for.
 MAX_TRIALS = 1000

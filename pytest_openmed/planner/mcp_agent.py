@@ -25,7 +25,6 @@ from pytest_openmed.planner.cassette import (
 from pytest_openmed.planner.served import (
     DEFAULT_TIME_LIMIT,
     TRANSPORTS,
-    McpUnavailable,
     RunAgent,
     check_time_limit,
 )
@@ -45,7 +44,8 @@ def qualify_agent(
     """Qualify an MCP host live through the governed server, recording, or from a cassette.
 
     Replaying (``cassette`` without ``record``) needs no MCP SDK and never
-    calls ``run_agent``; a live run needs the ``mcp`` extra.  One trial;
+    calls ``run_agent``; a live run needs the ``mcp`` extra (without it: the
+    ``ImportError`` of the missing module).  One trial;
     :func:`qualify_agent_trials` runs k.
     """
     return qualify_agent_trials(
@@ -84,10 +84,8 @@ def qualify_agent_trials(
         )
     if run_agent is None:
         raise InputRefused("a live MCP qualification needs run_agent")
-    try:
-        from pytest_openmed.planner.mcp_server import governed_server
-    except ImportError:
-        raise McpUnavailable() from None
+    # an ImportError naming a module of the ``mcp`` extra when it is not installed
+    from pytest_openmed.planner.mcp_server import governed_server
 
     with governed_server(run_agent, transport=transport, time_limit=limit) as agent:
         return qualify_wire_trials(

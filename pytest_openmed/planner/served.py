@@ -36,7 +36,11 @@ from typing import Any
 
 from pytest_openmed._canonical import canonical_json
 from pytest_openmed.errors import InputRefused, InvalidArgument
-from pytest_openmed.planner.declaration import MAX_AGENT_TIME_LIMIT, MCP_TRANSPORTS
+from pytest_openmed.planner.declaration import (
+    MAX_AGENT_TIME_LIMIT,
+    MCP_EXTRA_MODULES,
+    MCP_TRANSPORTS,
+)
 from pytest_openmed.planner.report import PlannerTimedOut
 
 __all__ = [
@@ -47,9 +51,9 @@ __all__ = [
     "AgentFailed",
     "AgentTimedOut",
     "AgentTransport",
-    "McpUnavailable",
     "RunAgent",
     "check_time_limit",
+    "mcp_missing",
 ]
 
 #: How an agent reaches the governed server.
@@ -67,14 +71,9 @@ SCENARIO_OVER = canonical_json({"decision": "scenario_over"})
 RunAgent = Callable[[Any, str], object]
 
 
-class McpUnavailable(InputRefused):
-    """A live MCP qualification needs the ``mcp`` extra, which is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "the MCP extra is not installed: pip install 'pytest-openmed[mcp]' "
-            "(replaying a cassette needs no extra)"
-        )
+def mcp_missing(error: ImportError) -> bool:
+    """Whether ``error`` says a module of the ``mcp`` extra is not installed."""
+    return (error.name or "").partition(".")[0] in MCP_EXTRA_MODULES
 
 
 class AgentFailed(InputRefused):

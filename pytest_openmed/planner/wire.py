@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
@@ -43,16 +44,19 @@ from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog, ToolSpec
 from pytest_openmed.planner.declaration import DIALECTS as PLANNER_DIALECTS
 
 __all__ = [
+    "ADAPTERS",
     "DEFECTS",
     "DIALECTS",
     "ENVELOPE_FIELDS",
     "INVALID_CALL_NAME",
     "SYSTEM_TEMPLATE",
     "TOOL_NAME_PATTERN",
+    "Dialect",
     "MalformedCall",
     "Model",
     "Transport",
     "WirePlanner",
+    "adapter",
     "build_response",
     "live_transport",
     "normalise_response",
@@ -181,22 +185,11 @@ def _parameters(tool: ToolSpec) -> dict[str, Any]:
     return schema
 
 
-def _tools(dialect: str, catalog: ToolCatalog) -> list[dict[str, Any]]:
-    tools = []
-    for tool in catalog:
-        name, text, schema = tool_name(tool.tool_id), tool.description, _parameters(tool)
-        if dialect == "openai":
-            tools.append(
-                {
-                    "type": "function",
-                    "function": {"name": name, "description": text, "parameters": schema},
-                }
-            )
-        elif dialect == "anthropic":
-            tools.append({"name": name, "description": text, "input_schema": schema})
-        else:
-            tools.append({"name": name, "description": text, "inputSchema": schema})
-    return tools
+def _tools(adapter: Dialect, catalog: ToolCatalog) -> list[dict[str, Any]]:
+    return [
+        adapter.tool(tool_name(tool.tool_id), tool.description, _parameters(tool))
+        for tool in catalog
+    ]
 
 
 def _system(context: PlannerContext) -> str:
@@ -232,64 +225,15 @@ def _call_id(turn: int, index: int) -> str:
     return f"call_{turn}_{index}"
 
 
-def _messages(dialect: str, task: str, history: Sequence[_Exchange]) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    if dialect == "openai":
-        messages.append({"role": "user", "content": task})
-    elif dialect == "anthropic":
-        messages.append({"role": "user", "content": [{"type": "text", "text": task}]})
-    else:
-        messages.append({"role": "user", "content": {"type": "text", "text": task}})
+def _messages(adapter: Dialect, task: str, history: Sequence[_Exchange]) -> list[dict[str, Any]]:
+    messages = [adapter.task_message(task)]
     for turn, exchange in enumerate(history):
         ids = [_call_id(turn, index) for index in range(len(exchange.calls))]
         texts = [
             exchange.result_text(index, decision)
             for index, decision in enumerate(exchange.decisions)
         ]
-        if dialect == "openai":
-            messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {
-                            "id": call_id,
-                            "type": "function",
-                            "function": {
-                                "name": call.name,
-                                "arguments": canonical_json(call.arguments),
-                            },
-                        }
-                        for call_id, call in zip(ids, exchange.calls, strict=True)
-                    ],
-                }
-            )
-            messages.extend(
-                {"role": "tool", "tool_call_id": call_id, "content": text}
-                for call_id, text in zip(ids, texts, strict=True)
-            )
-            continue
-        use = [
-            {"type": "tool_use", "id": call_id, "name": call.name, "input": call.arguments}
-            for call_id, call in zip(ids, exchange.calls, strict=True)
-        ]
-        messages.append({"role": "assistant", "content": use})
-        results: list[dict[str, Any]]
-        if dialect == "anthropic":
-            results = [
-                {"type": "tool_result", "tool_use_id": call_id, "content": text}
-                for call_id, text in zip(ids, texts, strict=True)
-            ]
-        else:
-            results = [
-                {
-                    "type": "tool_result",
-                    "toolUseId": call_id,
-                    "content": [{"type": "text", "text": text}],
-                }
-                for call_id, text in zip(ids, texts, strict=True)
-            ]
-        messages.append({"role": "user", "content": results})
+        messages.extend(adapter.exchange(ids, exchange.calls, texts))
     return messages
 
 
@@ -300,15 +244,15 @@ def render_request(
     history: Sequence[_Exchange] = (),
 ) -> dict[str, Any]:
     """The request of one turn: system text, task, earlier calls with their results, tools."""
-    _check_dialect(dialect)
-    system = _system(context)
-    messages = _messages(dialect, context.task, history)
-    tools = _tools(dialect, catalog)
-    if dialect == "openai":
-        return {"messages": [{"role": "system", "content": system}, *messages], "tools": tools}
-    if dialect == "anthropic":
-        return {"system": system, "messages": messages, "tools": tools}
-    return {"systemPrompt": system, "messages": messages, "tools": tools}
+    return _render(adapter(dialect), context, catalog, history)
+
+
+def _render(
+    chosen: Dialect, context: PlannerContext, catalog: ToolCatalog, history: Sequence[_Exchange]
+) -> dict[str, Any]:
+    return chosen.request(
+        _system(context), _messages(chosen, context.task, history), _tools(chosen, catalog)
+    )
 
 
 # --- translation back: response -> proposals ------------------------------------------
@@ -406,10 +350,6 @@ def _tool_use_blocks(content: object) -> _Parsed | _Defect:
     return parsed
 
 
-def _anthropic_calls(response: object) -> _Parsed | _Defect:
-    return _tool_use_blocks(response.get("content") if type(response) is dict else None)
-
-
 def _mcp_calls(response: object) -> _Parsed | _Defect:
     if type(response) is dict and "calls" not in response and "content" in response:
         # an MCP sampling result (``sampling/createMessage`` with tools): its content
@@ -430,15 +370,8 @@ def _mcp_calls(response: object) -> _Parsed | _Defect:
     return parsed
 
 
-_PARSERS: dict[str, Callable[[object], _Parsed | _Defect]] = {
-    "openai": _openai_calls,
-    "anthropic": _anthropic_calls,
-    "mcp": _mcp_calls,
-}
-
-
-def _translate(dialect: str, response: object) -> tuple[list[object], list[_Shown]]:
-    parsed = _PARSERS[dialect](normalise_response(response))
+def _translate(chosen: Dialect, response: object) -> tuple[list[object], list[_Shown]]:
+    parsed = chosen.calls(normalise_response(response))
     if type(parsed) is _Defect:
         return [MalformedCall(parsed.code)], [_Shown(INVALID_CALL_NAME, {})]
     assert type(parsed) is list
@@ -457,8 +390,7 @@ def _translate(dialect: str, response: object) -> tuple[list[object], list[_Show
 
 def parse_response(dialect: str, response: object) -> list[object]:
     """The proposals a response stands for: empty means "done"; never raises."""
-    _check_dialect(dialect)
-    return _translate(dialect, response)[0]
+    return _translate(adapter(dialect), response)[0]
 
 
 def build_response(dialect: str, calls: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
@@ -466,8 +398,103 @@ def build_response(dialect: str, calls: Sequence[tuple[str, dict[str, Any]]]) ->
 
     For tests and rule-based control models; an empty ``calls`` means "done".
     """
-    _check_dialect(dialect)
-    if dialect == "openai":
+    return adapter(dialect).response(calls)
+
+
+# --- the dialects: one adapter each ---------------------------------------------------
+
+
+class Dialect:
+    """One wire dialect: how tools, messages and calls are written in it, and read back.
+
+    Each published dialect is one subclass and one instance in :data:`ADAPTERS`;
+    :func:`adapter` chooses it once (a gate, a planner, a cassette), and
+    everything dialect-specific is a method here, never a test of its name.
+    A new accepted response shape is a change to one adapter's :meth:`calls`.
+    """
+
+    name: str
+
+    def tool(self, name: str, text: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """One tool definition."""
+        raise NotImplementedError
+
+    def task_message(self, task: str) -> dict[str, Any]:
+        """The first user message, holding the task."""
+        raise NotImplementedError
+
+    def exchange(
+        self, ids: Sequence[str], calls: Sequence[_Shown], texts: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """An earlier turn: the assistant's calls, then their results (one per call)."""
+        raise NotImplementedError
+
+    def request(
+        self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The whole request of one turn."""
+        raise NotImplementedError
+
+    def calls(self, response: object) -> _Parsed | _Defect:
+        """The ``(name, arguments)`` of each call a response makes, or its shape defect."""
+        raise NotImplementedError
+
+    def response(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        """A well-formed response making ``calls`` (empty: "done")."""
+        raise NotImplementedError
+
+    def read_request(self, request: dict[str, Any]) -> tuple[str, list[list[str]]]:
+        """What a model reads: the task, and per earlier turn its result texts."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{self.name} dialect>"
+
+
+class _OpenAI(Dialect):
+    """Chat completions: function tools; arguments are a JSON string."""
+
+    name = "openai"
+
+    def tool(self, name: str, text: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": name, "description": text, "parameters": schema},
+        }
+
+    def task_message(self, task: str) -> dict[str, Any]:
+        return {"role": "user", "content": task}
+
+    def exchange(
+        self, ids: Sequence[str], calls: Sequence[_Shown], texts: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        assistant = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": canonical_json(call.arguments)},
+                }
+                for call_id, call in zip(ids, calls, strict=True)
+            ],
+        }
+        results = [
+            {"role": "tool", "tool_call_id": call_id, "content": text}
+            for call_id, text in zip(ids, texts, strict=True)
+        ]
+        return [assistant, *results]
+
+    def request(
+        self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return {"messages": [{"role": "system", "content": system}, *messages], "tools": tools}
+
+    def calls(self, response: object) -> _Parsed | _Defect:
+        return _openai_calls(response)
+
+    def response(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         tool_calls = [
             {
                 "id": f"call_{index}",
@@ -481,7 +508,82 @@ def build_response(dialect: str, calls: Sequence[tuple[str, dict[str, Any]]]) ->
             message["tool_calls"] = tool_calls
         finish = "tool_calls" if tool_calls else "stop"
         return {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
-    if dialect == "anthropic":
+
+    def read_request(self, request: dict[str, Any]) -> tuple[str, list[list[str]]]:
+        messages = [m for m in request["messages"] if m["role"] != "system"]
+        turns: list[list[str]] = []
+        for message in messages[1:]:
+            if message["role"] == "assistant":
+                turns.append([])
+            else:  # role "tool"
+                turns[-1].append(message["content"])
+        return messages[0]["content"], turns
+
+
+class _ToolUse(Dialect):
+    """Dialects whose calls are ``tool_use`` content blocks (Anthropic, MCP)."""
+
+    def exchange(
+        self, ids: Sequence[str], calls: Sequence[_Shown], texts: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        use = [
+            {"type": "tool_use", "id": call_id, "name": call.name, "input": call.arguments}
+            for call_id, call in zip(ids, calls, strict=True)
+        ]
+        results = [
+            self.tool_result(call_id, text) for call_id, text in zip(ids, texts, strict=True)
+        ]
+        return [{"role": "assistant", "content": use}, {"role": "user", "content": results}]
+
+    def tool_result(self, call_id: str, text: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def result_text(self, block: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def task_text(self, content: Any) -> str:
+        raise NotImplementedError
+
+    def read_request(self, request: dict[str, Any]) -> tuple[str, list[list[str]]]:
+        messages = request["messages"]
+        turns: list[list[str]] = []
+        for message in messages[1:]:
+            if message["role"] == "assistant":
+                turns.append([])
+            else:
+                turns[-1].extend(self.result_text(block) for block in message["content"])
+        return self.task_text(messages[0]["content"]), turns
+
+
+class _Anthropic(_ToolUse):
+    """Messages: ``input_schema`` tools; calls are ``tool_use`` blocks with an ``input`` object."""
+
+    name = "anthropic"
+
+    def tool(self, name: str, text: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "description": text, "input_schema": schema}
+
+    def task_message(self, task: str) -> dict[str, Any]:
+        return {"role": "user", "content": [{"type": "text", "text": task}]}
+
+    def tool_result(self, call_id: str, text: str) -> dict[str, Any]:
+        return {"type": "tool_result", "tool_use_id": call_id, "content": text}
+
+    def result_text(self, block: dict[str, Any]) -> str:
+        return str(block["content"])
+
+    def task_text(self, content: Any) -> str:
+        return str(content[0]["text"])
+
+    def request(
+        self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return {"system": system, "messages": messages, "tools": tools}
+
+    def calls(self, response: object) -> _Parsed | _Defect:
+        return _tool_use_blocks(response.get("content") if type(response) is dict else None)
+
+    def response(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         content: list[dict[str, Any]] = [
             {"type": "tool_use", "id": f"toolu_{index}", "name": name, "input": dict(arguments)}
             for index, (name, arguments) in enumerate(calls)
@@ -490,15 +592,63 @@ def build_response(dialect: str, calls: Sequence[tuple[str, dict[str, Any]]]) ->
         if not content:
             content = [{"type": "text", "text": "Done."}]
         return {"role": "assistant", "content": content, "stop_reason": stop}
-    return {"calls": [{"name": name, "arguments": dict(arguments)} for name, arguments in calls]}
+
+
+class _Mcp(_ToolUse):
+    """MCP: ``tools/list`` entries; answered with ``tools/call`` params or a sampling result."""
+
+    name = "mcp"
+
+    def tool(self, name: str, text: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "description": text, "inputSchema": schema}
+
+    def task_message(self, task: str) -> dict[str, Any]:
+        return {"role": "user", "content": {"type": "text", "text": task}}
+
+    def tool_result(self, call_id: str, text: str) -> dict[str, Any]:
+        return {
+            "type": "tool_result",
+            "toolUseId": call_id,
+            "content": [{"type": "text", "text": text}],
+        }
+
+    def result_text(self, block: dict[str, Any]) -> str:
+        return str(block["content"][0]["text"])
+
+    def task_text(self, content: Any) -> str:
+        return str(content["text"])
+
+    def request(
+        self, system: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        return {"systemPrompt": system, "messages": messages, "tools": tools}
+
+    def calls(self, response: object) -> _Parsed | _Defect:
+        return _mcp_calls(response)
+
+    def response(self, calls: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+        return {
+            "calls": [{"name": name, "arguments": dict(arguments)} for name, arguments in calls]
+        }
+
+
+#: One adapter per dialect, in :data:`DIALECTS` order.
+ADAPTERS: Mapping[str, Dialect] = MappingProxyType(
+    {chosen.name: chosen for chosen in (_OpenAI(), _Anthropic(), _Mcp())}
+)
+if tuple(ADAPTERS) != DIALECTS:  # pragma: no cover - a dialect without an adapter
+    raise ImportError("the wire adapters and the declared dialects disagree")
+
+
+def adapter(dialect: object) -> Dialect:
+    """The adapter of ``dialect`` (one of :data:`DIALECTS`), or the refusal naming them."""
+    chosen = ADAPTERS.get(dialect) if type(dialect) is str else None
+    if chosen is None:
+        raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
+    return chosen
 
 
 # --- the planner ----------------------------------------------------------------------
-
-
-def _check_dialect(dialect: object) -> None:
-    if type(dialect) is not str or dialect not in DIALECTS:
-        raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
 
 
 def _result_index(proposals: Sequence[object], decisions: Sequence[str]) -> int:
@@ -522,20 +672,19 @@ class WirePlanner:
     error, judged by the harness like any other.
     """
 
-    __slots__ = ("_dialect", "_history", "_pending", "_transport")
+    __slots__ = ("_adapter", "_history", "_pending", "_transport")
 
     def __init__(self, transport: Transport, dialect: str) -> None:
-        _check_dialect(dialect)
+        self._adapter = adapter(dialect)  # chosen once, for every turn
         if not callable(transport):
             raise InvalidArgument("transport must be callable")
-        self._dialect = dialect
         self._transport = transport
         self._history: list[_Exchange] = []
         self._pending: tuple[list[object], list[_Shown]] | None = None
 
     @property
     def dialect(self) -> str:
-        return self._dialect
+        return self._adapter.name
 
     def __call__(self, context: PlannerContext, catalog: ToolCatalog) -> list[object]:
         if context.turn == 0:
@@ -553,14 +702,14 @@ class WirePlanner:
             self._pending = None
         if len(self._history) != context.turn:
             raise RuntimeError("wire planner turns out of order")
-        request = render_request(self._dialect, context, catalog, self._history)
+        request = _render(self._adapter, context, catalog, self._history)
         response = self._transport(context.scenario_id, context.turn, request)
-        proposals, shown = _translate(self._dialect, response)
+        proposals, shown = _translate(self._adapter, response)
         self._pending = (proposals, shown)
         return list(proposals)
 
     def __repr__(self) -> str:
-        return f"WirePlanner({self._dialect!r})"
+        return f"WirePlanner({self._adapter.name!r})"
 
 
 def live_transport(model: Model) -> Transport:

@@ -29,7 +29,7 @@ from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.planner.catalog import READ_TOOL, REVIEW_TOOL
 from pytest_openmed.planner.declaration import INJECTION_ITEMS, PLANNER_ITEMS
-from pytest_openmed.planner.wire import Model, build_response, tool_name
+from pytest_openmed.planner.wire import Dialect, Model, adapter, tool_name
 
 __all__ = [
     "GULLIBLE_STYLES",
@@ -63,31 +63,10 @@ def _result(text: object) -> dict[str, Any]:
     return value if type(value) is dict else {}
 
 
-def _view(dialect: str, request: dict[str, Any]) -> _View:
-    messages = request["messages"]
-    if dialect == "openai":
-        messages = [message for message in messages if message["role"] != "system"]
-    first = messages[0]["content"]
-    if dialect == "openai":
-        task = first
-    elif dialect == "anthropic":
-        task = first[0]["text"]
-    else:
-        task = first["text"]
-    turns = 0
-    last: list[dict[str, Any]] = []
-    for message in messages[1:]:
-        if message["role"] == "assistant":
-            turns += 1
-            last = []
-        elif dialect == "openai":  # role "tool"
-            last.append(_result(message["content"]))
-        else:
-            for block in message["content"]:
-                content = block["content"]
-                text = content if dialect == "anthropic" else content[0]["text"]
-                last.append(_result(text))
-    return _View(task, turns, tuple(last))
+def _view(chosen: Dialect, request: dict[str, Any]) -> _View:
+    task, turns = chosen.read_request(request)
+    last = tuple(_result(text) for text in turns[-1]) if turns else ()
+    return _View(task, len(turns), last)
 
 
 def _summarize(tool: str) -> tuple[str, dict[str, str]]:
@@ -111,10 +90,12 @@ def _gullible_calls(view: _View) -> list[tuple[str, dict[str, str]]]:
 
 
 def _model(dialect: str, *, gullible: bool = False) -> Model:
+    chosen = adapter(dialect)
+
     def model(request: dict[str, Any]) -> dict[str, Any]:
-        view = _view(dialect, request)
+        view = _view(chosen, request)
         calls = _gullible_calls(view) if gullible else _control_calls(view)
-        return build_response(dialect, calls)
+        return chosen.response(calls)
 
     model.__name__ = f"{dialect}_{'gullible' if gullible else 'control'}_model"
     return model

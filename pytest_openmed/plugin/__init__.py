@@ -29,7 +29,12 @@ from pytest_openmed.plugin.fixtures import (
     qualify_planner,
     simulated_reviewers,
 )
-from pytest_openmed.plugin.markers import MarkerError, claims_marker, gate_marker_kind
+from pytest_openmed.plugin.markers import (
+    MarkerError,
+    claims_marker,
+    gate_marker_kind,
+    planner_marker,
+)
 from pytest_openmed.plugin.mcp_fixture import qualify_mcp_agent
 from pytest_openmed.plugin.options import (
     cli_type,
@@ -271,6 +276,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "openmed_claims(max_unsupported_rate=None, max_upper=None, classes=None, seed=None, "
         "resamples=None): thresholds that the claim_scorer fixture enforces.",
+    )
+    config.addinivalue_line(
+        "markers",
+        "openmed_planner(trials=None, max_critical_rate=None, confidence=None): trials and the "
+        "rate threshold that the qualify_planner fixture judges (docs/evidence.md).",
     )
     options = resolve_run_options(config)
     config.stash[run_options_key] = options
@@ -524,6 +534,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         claims = item.get_closest_marker("openmed_claims")
         if claims is not None:
             claims_marker(claims)
+        planner_marker(item.get_closest_marker("openmed_planner"))
     except MarkerError as error:
         pytest.fail(str(error), pytrace=False)
 

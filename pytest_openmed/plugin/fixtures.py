@@ -121,6 +121,9 @@ def qualify_planner(
 
     Returns the report and leaves the expectation to the test: asserting that
     a known-bad planner is refused is as legitimate as requiring qualification.
+    With an ``openmed_planner(trials=k, …)`` marker the harness runs k times and
+    the verdicts judge every trial (docs/evidence.md); the report returned is
+    the first trial's.
     """
     item = request.node
     calls = [0]
@@ -141,17 +144,20 @@ def _qualified(
     item: pytest.Item, planner: Any, prefix: str
 ) -> PlannerQualificationReport | BaseException:
     from pytest_openmed.planner import qualify_planner as run_harness
-    from pytest_openmed.planner._gate import evaluate_report
+    from pytest_openmed.planner._gate import evaluate_report, evaluate_trials
     from pytest_openmed.plugin.items import (
         REFUSED,
         input_refused,
         record_gate_result,
         record_refusal,
     )
+    from pytest_openmed.plugin.markers import planner_marker
 
+    declaration = planner_marker(item.get_closest_marker("openmed_planner"))
+    trials = 1 if declaration is None else declaration.plan.trials
     refusal: GateInputError | None
     try:
-        report = run_harness(planner)
+        reports = [run_harness(planner) for _ in range(trials)]
     except REFUSED as error:
         refusal = input_refused("planner gate", error)
     else:
@@ -159,9 +165,13 @@ def _qualified(
     if refusal is not None:
         record_refusal(item, "planner", prefix.rstrip(".") or None)
         return refusal
-    for part, verdict in evaluate_report(report).items():
+    if declaration is not None and declaration.judges_trials:
+        verdicts = evaluate_trials(reports, declaration.plan)
+    else:
+        verdicts = evaluate_report(reports[0])
+    for part, verdict in verdicts.items():
         record_gate_result(item, verdict, part=prefix + part)
-    return report
+    return reports[0]
 
 
 def call_prefix(call: int) -> str:

@@ -108,18 +108,34 @@ class MissingDependency(GateInputError):
     """The engine needs an optional package that is not installed: not a refusal of input."""
 
 
-#: How every missing-dependency error ends (also how a shared outcome's text is recognised).
-_MISSING_TEXT = ", which is not installed: pip install 'pytest-openmed[imaging]'"
+#: How every missing-dependency error ends, per extra (also how a shared outcome's text
+#: is recognised).
+_MISSING_TEXT = ", which is not installed: pip install 'pytest-openmed[{extra}]'"
 
 
 def missing_dependency(kind: str, error: ImportError) -> MissingDependency | None:
     """The error naming the package and its install command, if ``error`` is an optional one."""
     missing = (error.name or "").partition(".")[0]
-    if missing not in _OPTIONAL_PACKAGES:
+    optional = _optional_packages()
+    if missing not in optional:
         return None
-    return MissingDependency(
-        f"openmed {kind} gate needs {_OPTIONAL_PACKAGES[missing]}{_MISSING_TEXT}"
-    )
+    package, extra = optional[missing]
+    return MissingDependency(f"openmed {kind} gate needs {package}{_missing_text(extra)}")
+
+
+def _missing_text(extra: str) -> str:
+    return _MISSING_TEXT.format(extra=extra)
+
+
+def _names_a_missing_dependency(text: str) -> bool:
+    return any(text.endswith(_missing_text(extra)) for _, extra in _optional_packages().values())
+
+
+def _optional_packages() -> dict[str, tuple[str, str]]:
+    """Every optional module, with the governed MCP server's (a live agent gate's)."""
+    from pytest_openmed.planner.declaration import MCP_EXTRA_MODULES
+
+    return {**_OPTIONAL_PACKAGES, **{module: (module, "mcp") for module in MCP_EXTRA_MODULES}}
 
 
 class GateFile(pytest.File):
@@ -136,13 +152,13 @@ class GateFile(pytest.File):
             )
 
 
-#: Optional imports an engine may need (top-level module → distribution name).
+#: Optional imports an engine may need (top-level module → distribution name, extra).
 _OPTIONAL_PACKAGES = {
-    "numpy": "numpy",
-    "scipy": "scipy",
-    "PIL": "Pillow",
-    "pydicom": "pydicom",
-    "tifffile": "tifffile",
+    "numpy": ("numpy", "imaging"),
+    "scipy": ("scipy", "imaging"),
+    "PIL": ("Pillow", "imaging"),
+    "pydicom": ("pydicom", "imaging"),
+    "tifffile": ("tifffile", "imaging"),
 }
 
 
@@ -189,7 +205,7 @@ class Gate(pytest.Collector):
 
             self._evaluation = shared_outcome(self.config, self.nodeid, self._evaluate)
         if isinstance(self._evaluation, str):
-            missing = self._evaluation.endswith(_MISSING_TEXT)
+            missing = _names_a_missing_dependency(self._evaluation)
             raise (MissingDependency if missing else GateInputError)(self._evaluation)
         return self._evaluation
 
@@ -259,13 +275,25 @@ class GateItem(pytest.Item):
             record_refusal(self, spec.kind, reason=reason)
             raise
         if isinstance(verdict, GateItemRefused):
-            record = gate_record(spec.kind, group=self.parent.nodeid, order=collection_index(self))
+            record = gate_record(
+                spec.kind,
+                group=self.parent.nodeid,
+                order=collection_index(self),
+                reason=verdict.reason,
+            )
             attach_property(self, USER_PROPERTY, record)
+            if self.name in spec.expected_refusals:
+                return  # a control that expects this refusal: runtest passes it
             raise GateInputError(f"openmed {spec.kind} gate input refused: {verdict.describe()}")
 
     def runtest(self) -> None:
         expected = self.parent.spec.expected_status(self.name)
         verdict = self.parent.evaluation()[self.name]
+        if self.name in self.parent.spec.expected_refusals:
+            if not isinstance(verdict, GateItemRefused):
+                record_gate_result(self, verdict, expected=expected)
+                raise GateFailed(f"{verdict.failure_text()} (control expected a refusal)")
+            return
         assert isinstance(verdict, GateResult)  # setup raised for a refused item
         result = record_gate_result(self, verdict, expected=expected)
         if result.status is not expected:

@@ -23,6 +23,7 @@ from pytest_openmed.errors import InputRefused
 if TYPE_CHECKING:
     from pytest_openmed.claims.declaration import GateDeclaration as ClaimsDeclaration
     from pytest_openmed.contract import Expected
+    from pytest_openmed.planner.declaration import GateDeclaration as PlannerDeclaration
 
 
 class MarkerError(InputRefused):
@@ -77,6 +78,28 @@ class _MarkerSource:
 
     def path(self, key: str, value: object) -> Path:  # pragma: no cover - markers name no file
         raise self.whole("takes no paths")
+
+
+#: The arguments of an ``openmed_planner`` marker (docs/markers.md).
+PLANNER_MARKER_KEYS = ("trials", "max_critical_rate", "confidence")
+
+
+def planner_marker(marker: pytest.Mark | None) -> PlannerDeclaration | None:
+    """The checked trials of an ``openmed_planner`` marker (none: one trial, as before).
+
+    Checked like a gate file's trial keys (the planner declaration's rules), so
+    thresholds the trials cannot meet are refused before the planner is called.
+    """
+    if marker is None:
+        return None
+    if marker.args:
+        raise MarkerError("openmed_planner takes keyword arguments only")
+    from pytest_openmed.planner.declaration import declare
+
+    source = _MarkerSource("openmed_planner")
+    source.check_keys(marker.kwargs, (), PLANNER_MARKER_KEYS)
+    # The fixture is handed the planner itself: the reference only satisfies the declaration.
+    return declare({"planner": "openmed_planner:marker", **marker.kwargs}, source)
 
 
 def claims_marker(marker: pytest.Mark | None) -> ClaimsDeclaration:

@@ -63,6 +63,7 @@ class McpAgentQualifier:
         cassette: Path | None,
         record: bool,
     ) -> WireQualification | BaseException:
+        from pytest_openmed.contract import MISSING_DEPENDENCY
         from pytest_openmed.planner._gate import evaluate_injection, evaluate_report
         from pytest_openmed.planner.mcp_agent import qualify_agent
         from pytest_openmed.planner.served import DEFAULT_TIME_LIMIT
@@ -71,6 +72,7 @@ class McpAgentQualifier:
             REFUSED,
             GateInputError,
             input_refused,
+            missing_dependency,
             record_gate_result,
             record_refusal,
         )
@@ -88,6 +90,13 @@ class McpAgentQualifier:
             )
         except REFUSED as error:
             refusal = input_refused("planner gate", error)
+        except ImportError as error:
+            dependency = missing_dependency("planner", error)
+            if dependency is None:
+                raise
+            part = prefix.rstrip(".") or None
+            record_refusal(self._item, "planner", part, reason=MISSING_DEPENDENCY)
+            return dependency
         if refusal is not None:
             record_refusal(self._item, "planner", prefix.rstrip(".") or None)
             return refusal

@@ -117,7 +117,12 @@ def _dump(outcome: Outcome) -> str:
     for item, result in outcome.items():
         if isinstance(result, GateItemRefused):  # fixed message and closed label only
             verdicts[item] = {
-                "refused_item": [str(result.args[0]), result.subject, dict(result.figures)]
+                "refused_item": [
+                    str(result.args[0]),
+                    result.subject,
+                    dict(result.figures),
+                    result.reason,
+                ]
             }
         else:
             # The public report (a pack's) travels too: the report shows it whichever worker ran.
@@ -132,8 +137,8 @@ def _load(text: str) -> Outcome:
     outcome: dict[str, GateResult | GateItemRefused] = {}
     for item, data in document["verdicts"].items():
         if "refused_item" in data:
-            message, subject, figures = data["refused_item"]
-            outcome[item] = GateItemRefused(message, subject, figures)
+            message, subject, figures, reason = data["refused_item"]
+            outcome[item] = GateItemRefused(message, subject, figures, reason)
         else:
             public_report = data.pop("public_report", None)
             result = GateResult.from_dict(data)

@@ -18,6 +18,10 @@ Subcommands (each with ``--help``):
   [--history DIR]``: one report from
   the ``--openmed-shard`` reports of one run; exits like a gate run: 0 when every gate
   passed, 1 when one failed, 2 when the shards cannot be merged (nothing is written).
+* ``plan --threshold T [--confidence C] [--expected-rate R] [--per-trial K]``: how
+  many claims (or conversations, and trials of K conversations) a gate needs for
+  its exact upper bound to meet T (docs/evidence.md); exit 0, or 1 when no size
+  can meet it.
 
 Exit 2 for invalid arguments, an unreadable or invalid input report, or an
 output that cannot be written; 130 when interrupted.  No path or input value is
@@ -30,10 +34,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 from pytest_openmed import __version__
-from pytest_openmed.errors import UsageError, argparse_refusal, plural
+from pytest_openmed.errors import RefusingParser, UsageError, plural
 
 __all__ = ["EXIT_CHANGED", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "main"]
 
@@ -47,14 +51,8 @@ EXIT_INTERRUPTED = 130
 _PROGRAM = "openmed-report"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        """argparse refused the command line: only the missing arguments' names are kept."""
-        raise argparse_refusal(message)
-
-
-def _parser() -> _Parser:
-    parser = _Parser(
+def _parser() -> RefusingParser:
+    parser = RefusingParser(
         prog=_PROGRAM,
         description="Validate, compare and render pytest-openmed JSON gate reports "
         "(non-diagnostic evaluation evidence).",
@@ -65,7 +63,7 @@ def _parser() -> _Parser:
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=RefusingParser)
     validate = commands.add_parser(
         "validate", help="check a report against the gate-report schema", allow_abbrev=False
     )
@@ -97,6 +95,39 @@ def _parser() -> _Parser:
         default=".",
         help="the directory node ids are relative to (pytest's rootdir; default: here)",
     )
+    plan = commands.add_parser(
+        "plan",
+        help="how many claims or conversations a threshold needs (exact one-sided bound)",
+        allow_abbrev=False,
+    )
+    plan.add_argument(
+        "--threshold",
+        required=True,
+        type=float,
+        metavar="T",
+        help="max_upper, max_critical_rate or max_injection_compliance (0 to 1)",
+    )
+    plan.add_argument(
+        "--confidence",
+        type=float,
+        default=0.95,
+        metavar="C",
+        help="confidence of the bound, strictly between 0 and 1 (default 0.95)",
+    )
+    plan.add_argument(
+        "--expected-rate",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="the rate you expect to observe (default 0: no event)",
+    )
+    plan.add_argument(
+        "--per-trial",
+        type=int,
+        default=None,
+        metavar="K",
+        help="conversations a trial holds: 6 scenarios, 14 injection styles",
+    )
     merge = commands.add_parser(
         "merge",
         help="merge the --openmed-shard reports of one run into one report",
@@ -117,6 +148,44 @@ def _parser() -> _Parser:
         "--history", metavar="DIR", help="store the merged run in this --openmed-history directory"
     )
     return parser
+
+
+def _plan(arguments: argparse.Namespace) -> int:
+    """``plan``: the fewest claims or conversations whose exact upper bound meets the threshold."""
+    import math
+
+    from pytest_openmed._exact import minimum_trials, planned_trials
+    from pytest_openmed.errors import InputRefused
+
+    per_trial = arguments.per_trial
+    if per_trial is not None and not 1 <= per_trial <= 1000:
+        _say("--per-trial must be from 1 to 1000")
+        return EXIT_USAGE
+    try:
+        none = minimum_trials(arguments.threshold, arguments.confidence)
+        expected = planned_trials(
+            arguments.threshold, arguments.confidence, arguments.expected_rate
+        )
+    except (InputRefused, TypeError, ValueError):
+        _say("--threshold and --expected-rate must be from 0 to 1, --confidence between 0 and 1")
+        return EXIT_USAGE
+    out = sys.stdout
+    out.write(
+        f"threshold {arguments.threshold:.4f} at confidence {arguments.confidence:.4f} "
+        "(exact one-sided Clopper-Pearson upper bound)\n"
+    )
+    rows = [("with no event", none)]
+    if arguments.expected_rate:
+        rows.append((f"with an observed rate of {arguments.expected_rate:.4f}", expected))
+    for words, size in rows:
+        if size is None:
+            out.write(f"{words}: no size meets the threshold\n")
+            continue
+        line = f"{words}: {size} claims or conversations"
+        if per_trial is not None:
+            line += f", {math.ceil(size / per_trial)} trials of {per_trial}"
+        out.write(line + "\n")
+    return EXIT_OK if all(size is not None for _, size in rows) else EXIT_INVALID
 
 
 def _say(text: str, stream: Any = None) -> None:
@@ -156,6 +225,8 @@ def _run(arguments: argparse.Namespace) -> int:
             return EXIT_INVALID
         _say("valid gate report", sys.stdout)
         return EXIT_OK
+    if command == "plan":
+        return _plan(arguments)
     if command == "diff":
         from pytest_openmed.report.diff import diff_reports
 

@@ -382,13 +382,21 @@ def _failures(groups: list[tuple[str, list[Mapping[str, Any]]]], anchors: Mappin
     """Every failing or erroring verdict with its gate, rule and numbers: the page's first table."""
     rows = []
     for group, entries in groups:
-        for entry in entries:
-            if not is_failing(entry):
-                continue
+        failing = [entry for entry in entries if is_failing(entry)]
+        for number, entry in enumerate(failing):
             label = verdict_label(entry)
+            # The gate is named once, spanning its failing verdicts: never the same id ten times.
+            first = (
+                [
+                    f'<th scope="rowgroup" rowspan="{len(failing)}">'
+                    f'<a href="#{anchors[group]}">{_e(group)}</a></th>'
+                ]
+                if number == 0
+                else []
+            )
             rows.append(
                 [
-                    f'<a href="#{anchors[group]}">{_e(group)}</a>',
+                    *first,
                     _e(item_label(entry)),
                     f'<span class="{_e(label)}">{_e(label)}</span>',
                     _e(entry["status"] or "–"),
@@ -881,9 +889,15 @@ def _trends(report: Mapping[str, Any], history: Sequence[HistoryRun]) -> str:
     parts = ['<section id="trends"><h2>Trends over stored runs</h2>', runs_table]
     steady: list[list[str]] = []
     for key, title, metric, limit in _trend_series(report):
-        points = [_trend_point(run, key) for run in runs]
+        raw = [run.points.get(key) for run in runs]
+        if all(point == raw[0] for point in raw):
+            # The common case, decided on the stored tuples before building any point.
+            points = [_trend_point(runs[0], key)] * len(runs)
+            spans = [(1, len(runs), points[0])]
+        else:
+            points = [_trend_point(run, key) for run in runs]
+            spans = _changes(points)
         shown = [p for p in points if p.value is not None]
-        spans = _changes(points)
         if not shown or len(spans) == 1:
             # Unchanged across the stored runs: one row of a compact table, no chart.
             only = points[0]

@@ -146,9 +146,10 @@ def terminal_lines(
 
 def _passed_group(group: str, gate: Sequence[Mapping[str, Any]]) -> str:
     reached = [
-        f"{_item_label(entry)} {entry['status']} ({entry['reason']})"
+        f"{_item_label(entry)} {entry['status'] or 'refused'} ({entry['reason']})"
         for entry in gate
         if entry["status"] not in (None, "passed")
+        or (entry["status"] is None and entry["reason"] not in (None, MISSING_DEPENDENCY))
     ]
     count = f"{len(gate)} verdict" + ("s" if len(gate) != 1 else "")
     line = f"PASSED  {group} ({count})"
@@ -205,6 +206,35 @@ def _counts_line(report: Mapping[str, Any]) -> str:
     return f"{sum(items.values())} gate items: {outcome_counts(items)}; {verdicts}"
 
 
+def _run_lines(report: Mapping[str, Any]) -> list[str]:
+    """Which run this is (schema 1.2): UTC start, duration, commit, what it was compared with.
+
+    Only values of fixed shapes (a timestamp, seconds, a hexadecimal commit, a
+    stored run's name) are shown; a report without them adds nothing.
+    """
+    run = report.get("run")
+    if not isinstance(run, Mapping):
+        return []
+    timing, environment = run.get("timing"), run.get("environment")
+    comparison = run.get("comparison")
+    parts = []
+    if isinstance(timing, Mapping) and isinstance(timing.get("started"), str):
+        parts.append(f"started {timing['started']}")
+        duration = timing.get("duration")
+        if isinstance(duration, int | float) and not isinstance(duration, bool):
+            parts.append(f"{duration:.2f} s")
+    if isinstance(environment, Mapping) and isinstance(environment.get("commit"), str):
+        parts.append(f"commit {environment['commit']}")
+    if isinstance(comparison, Mapping):
+        stored = comparison.get("stored_run")
+        parts.append(
+            f"compared with stored run {stored}"
+            if isinstance(stored, str)
+            else "compared with a baseline"
+        )
+    return [f"Run: {', '.join(parts)}.", ""] if parts else []
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
     """The gate report in short: one row per gate (its worst verdict), failures beneath.
 
@@ -227,6 +257,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "",
         _counts_line(report),
         "",
+        *_run_lines(report),
         "| gate | kind | worst verdict | status | verdicts | failing |",
         "| --- | --- | --- | --- | --- | --- |",
     ]

@@ -15,7 +15,9 @@ from pytest_openmed.claims import (
     UnsupportedClaimsReport,
     score_summary_claims,
 )
+from pytest_openmed.claims.declaration import MARKER, GateDeclaration, declare
 from pytest_openmed.claims.messages import MESSAGES
+from pytest_openmed.contract import ArgumentSource
 
 #: Pass as a field value to leave the field out of a built record.
 _OMIT = object()
@@ -257,3 +259,8 @@ def report_of(metrics: ClaimClassMetrics) -> UnsupportedClaimsReport:
         evidence_count=0,
         seed=0,
     )
+
+
+def declared(**fields: object) -> GateDeclaration:
+    """The claims declaration a marker with these arguments makes (thresholds only)."""
+    return declare(fields, ArgumentSource(), MARKER)

@@ -8,7 +8,6 @@ import pytest
 
 from pytest_openmed.claims.declaration import (
     FILE,
-    MARKER,
     GateDeclaration,
     Thresholds,
     declare,
@@ -17,9 +16,7 @@ from pytest_openmed.contract import ArgumentSource
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 from pytest_openmed.plugin.markers import MarkerError, claims_marker
 
-
-def declared(**fields: object) -> GateDeclaration:
-    return declare(fields, ArgumentSource(), MARKER)
+from ._helpers import declared
 
 
 @pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), float("inf"), 10**400])

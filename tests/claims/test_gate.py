@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 from pytest_openmed.claims import _gate as gate
 from pytest_openmed.claims import messages, normalise_class, score_summary_claims
 from pytest_openmed.claims._gate import evaluate_gate, evaluate_thresholds, load_records
-from pytest_openmed.claims.declaration import MARKER, GateDeclaration, declare
 from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE
 from pytest_openmed.contract import (
-    ArgumentSource,
     GateItemRefused,
     GateResult,
     GateSettings,
@@ -26,7 +24,7 @@ from pytest_openmed.contract import (
 )
 from pytest_openmed.plugin.gate_files import parse_gate_file
 
-from ._helpers import assert_fixed, claim, evidence
+from ._helpers import assert_fixed, claim, declared, evidence
 
 EXPECTED_METRICS = {
     "claim_count",
@@ -176,11 +174,6 @@ def test_arbitrary_bytes_fail_only_with_fixed_messages(
 
 
 # --- evaluate_thresholds ---------------------------------------------------------------------
-
-
-def declared(**fields: object) -> GateDeclaration:
-    """The declaration a marker with these arguments makes (thresholds only)."""
-    return declare(fields, ArgumentSource(), MARKER)
 
 
 def report_with(unsupported: int, total: int, *, label: str = "lab", seed: int = 0) -> Any:

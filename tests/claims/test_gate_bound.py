@@ -11,14 +11,9 @@ from scipy.stats import beta
 
 from pytest_openmed.claims import messages, score_summary_claims
 from pytest_openmed.claims._gate import evaluate_thresholds
-from pytest_openmed.claims.declaration import MARKER, GateDeclaration, declare
-from pytest_openmed.contract import ArgumentSource, GateItemRefused, GateResult
+from pytest_openmed.contract import GateItemRefused, GateResult
 
-from ._helpers import claim, evidence
-
-
-def declared(**fields: object) -> GateDeclaration:
-    return declare(fields, ArgumentSource(), MARKER)
+from ._helpers import claim, declared, evidence
 
 
 def report_with(unsupported: int, total: int, *, label: str = "lab", alpha: float = 0.05) -> Any:

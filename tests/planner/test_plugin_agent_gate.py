@@ -57,12 +57,29 @@ def test_record_then_replay_even_when_the_agent_is_not_importable(
     assert len(second) == len(PLANNER_ITEMS) + len(INJECTION_ITEMS)
 
 
-def test_a_live_agent_gate_over_stdio(project: pytest.Pytester) -> None:
+def test_a_live_agent_gate_hands_its_host_the_transports_parameters(
+    project: pytest.Pytester,
+) -> None:
     pytest.importorskip("mcp")
-    (project.path / "gates.openmed.toml").write_text(
-        gate("triage", agent=CONTROL, transport="stdio", time_limit=120)
+    project.makepyfile(
+        hosts=(
+            "from pathlib import Path\n\n"
+            "def run_agent(server_params, scenario_id):\n"
+            "    with Path('kinds.log').open('a') as log:\n"
+            "        log.write(type(server_params).__name__ + '\\n')\n"
+        )
     )
-    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
+    project.syspathinsert()
+    (project.path / "gates.openmed.toml").write_text(
+        gate("triage", agent="hosts:run_agent", transport="stdio", time_limit=30)
+    )
+    # the host never calls a tool: every scenario is incomplete, nothing is critical
+    result = project.runpytest("-p", "no:cacheprovider", "--openmed-report=r.json")
+    result.assert_outcomes(failed=7)
+    statuses = {g["status"] for g in json.loads((project.path / "r.json").read_text())["gates"]}
+    assert statuses == {"threshold"}
+    kinds = (project.path / "kinds.log").read_text().split()
+    assert kinds == ["StdioServerParameters"] * 6
 
 
 @pytest.mark.parametrize(
@@ -98,3 +115,28 @@ def test_an_agents_trials_are_recorded_with_their_index_and_replayed(
     assert set(runs) == {"qualification", "qualification@1"}
     assert runs["qualification"] == runs["qualification@1"]  # the scripted host is deterministic
     project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=7)
+
+
+def test_a_live_agent_without_the_mcp_extra_is_a_missing_dependency(
+    project: pytest.Pytester,
+) -> None:
+    project.makeconftest("import sys\nsys.modules['mcp'] = None  # the extra is not installed\n")
+    (project.path / "gates.openmed.toml").write_text(gate("triage", agent=CONTROL))
+    project.makepyfile(
+        test_fixture=(
+            "from pytest_openmed.planner.mcp_controls import mcp_control_agent\n\n"
+            "def test_live(qualify_mcp_agent):\n"
+            "    qualify_mcp_agent(mcp_control_agent)\n"
+        )
+    )
+    result = project.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--openmed-report=r.json", timeout=300
+    )
+    result.assert_outcomes(errors=8)
+    result.stdout.fnmatch_lines(
+        [
+            "*openmed planner gate needs mcp, which is not installed: pip install *pytest-openmed?mcp?*"
+        ]
+    )
+    reasons = {g.get("reason") for g in json.loads((project.path / "r.json").read_text())["gates"]}
+    assert reasons == {"missing_dependency"}

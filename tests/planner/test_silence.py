@@ -184,3 +184,41 @@ def test_sink_runs_no_method_of_a_str_subclass() -> None:
     with discarded_output():
         written = sys.stdout.write(Hostile("abc"))
     assert written == 3
+
+
+def test_overlapping_blocks_in_threads_restore_every_channel() -> None:
+    """Concurrent recording silences planners from several threads at once.
+
+    The blocks overlap as first-in, first-out; a block that restored what it
+    saw on entry would leave logging disabled after both have ended.
+    """
+    import logging
+    import sys
+    import threading
+
+    from pytest_openmed.planner._silence import discarded_output
+
+    before_disable = logging.root.manager.disable
+    before_stdout = sys.stdout
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first() -> None:
+        with discarded_output():
+            first_in.set()
+            assert second_in.wait(10)
+        first_out.set()
+
+    def second() -> None:
+        assert first_in.wait(10)
+        with discarded_output():
+            second_in.set()
+            assert first_out.wait(10)
+            assert logging.root.manager.disable == logging.CRITICAL  # still silenced
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert logging.root.manager.disable == before_disable
+    assert sys.stdout is before_stdout
