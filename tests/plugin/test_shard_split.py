@@ -184,3 +184,23 @@ def test_a_shard_run_in_the_history_is_not_a_basis(project: pytest.Pytester) -> 
     _store(project.path / "history", {"gates.openmed.toml::claims(g0)": 1.0}, report)
     shard = shard_run(project, "1/2", "--openmed-history", "history")["run"]["shard"]
     assert shard["balanced_by"] is None
+
+
+def test_a_shard_that_gets_no_gate_exits_0(pytester: pytest.Pytester) -> None:
+    write_claims_project(pytester.path, gates_toml(["only"]))
+    gate = "gates.openmed.toml::claims(only)"
+    empty = next(index for index in (1, 2, 3) if hashed_shard(gate, 3) != index)
+    result = pytester.runpytest(
+        "--openmed-only", f"--openmed-shard={empty}/3", "--openmed-report=empty.json"
+    )
+    assert result.ret == pytest.ExitCode.OK
+    shard = validate_report(pytester.path / "empty.json")["run"]["shard"]
+    assert shard["gates"] == [] and shard["collected"]["gates"] == 1
+
+
+def test_a_shard_of_a_run_without_gates_still_says_nothing_was_collected(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest("-p", "openmed", "--openmed-only", "--openmed-shard=1/2")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED

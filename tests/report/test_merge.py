@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import hashlib
 import json
 import os
 import subprocess
@@ -237,11 +238,24 @@ REFUSALS: dict[str, tuple[Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
         lambda s: [s[0], _changed(s[1], _drop_all_gates)],
         "the shards' gates (",
     ),
+    "no gate at all": (
+        lambda s: [_changed(d, _no_gates_at_all) for d in s],
+        "the run has no gate (run.shard.collected): nothing was evaluated, so nothing passed",
+    ),
     "foreign verdict": (
         lambda s: [s[0], _changed(s[1], lambda d: d["run"]["shard"]["gates"].clear())],
         "SHARD #2: /gates/0 belongs to no gate assigned to this shard (run.shard.gates)",
     ),
 }
+
+
+def _no_gates_at_all(document: dict[str, Any]) -> None:
+    """A run whose gate files were not collected (misnamed, wrong path): every shard empty."""
+    _drop_all_gates(document)
+    document["run"]["shard"]["collected"] = {
+        "gates": 0,
+        "digest": "sha256:" + hashlib.sha256(b"").hexdigest(),
+    }
 
 
 def _drop_all_gates(document: dict[str, Any]) -> None:
