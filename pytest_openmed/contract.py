@@ -349,7 +349,8 @@ class GateSettings:
 
     seed: int = 0
     resamples: int = 1000
-    min_cell: int = 5
+    #: ``--openmed-min-cell``; ``None``: the multimodal engine's ``MIN_CELL``.
+    min_cell: int | None = None
     key_env: str | None = None
     #: ``--openmed-record``: planner gates with a cassette call their model and rewrite it.
     record: bool = False
