@@ -1,7 +1,5 @@
 """The engine contract: gate verdicts, gate specs and the evaluator registry.
 
-PYTEST_DONT_REWRITE
-
 Standard library only, so the plugin and every engine can import it cheaply
 and neither has to import the other.
 

@@ -1,7 +1,5 @@
 """Claim and evidence records: checked, normalised, never echoed.
 
-PYTEST_DONT_REWRITE
-
 Callers hand over mappings or typed objects (dataclasses, named tuples, model
 instances) that carry identifiers and claim keys.  This module reads each
 record once, refuses anything outside the contract with a fixed message from

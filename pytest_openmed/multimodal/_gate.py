@@ -1,7 +1,5 @@
 """The ``[[pack]]`` gate: assess one candidate from stored documents and map the decision.
 
-PYTEST_DONT_REWRITE
-
 Contract of :mod:`pytest_openmed.plugin.gate_files`: ``evaluate_gate(spec, settings)``
 returns one :class:`~pytest_openmed.contract.GateResult` per name in ``spec.items``
 (the candidates' evaluator-side names; the documents are read once for all).

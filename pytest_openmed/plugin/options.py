@@ -1,6 +1,7 @@
 """What one pytest run was asked to do, resolved once from CLI and ini.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Options are validated by ``type=`` callables (CLI) or by the same parsers
 (ini), so a bad value is a usage error before collection.  Precedence is

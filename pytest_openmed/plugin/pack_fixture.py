@@ -1,7 +1,5 @@
 """The ``assess_pack`` fixture: a ``[[pack]]`` gate inside an ordinary test.
 
-PYTEST_DONT_REWRITE
-
 The counterpart of ``claim_scorer`` and ``qualify_planner`` for multimodal
 packs.  It assesses in-memory reviews (for example from
 :func:`pytest_openmed.development.simulate_review`) and records the verdict
