@@ -30,7 +30,7 @@ import os
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 
 from pytest_openmed.errors import InvalidArgument
@@ -135,6 +135,14 @@ class _SharedSilence:
                 self._stack = stack
             self._holders += 1
 
+    def when_audible(self, say: Callable[[], None]) -> bool:
+        """Call ``say`` unless a block is open (its line would go to the null device)."""
+        with self._lock:
+            if self._holders:
+                return False
+            say()
+            return True
+
     def leave(self) -> None:
         with self._lock:
             self._holders -= 1
@@ -154,3 +162,11 @@ def discarded_output() -> Iterator[None]:
         yield
     finally:
         _SILENCE.leave()
+
+
+def when_audible(say: Callable[[], None]) -> bool:
+    """Call ``say`` (a progress line) unless some thread is discarding output right now.
+
+    Returns whether it was called; the caller says the latest news later.
+    """
+    return _SILENCE.when_audible(say)

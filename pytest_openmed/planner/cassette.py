@@ -32,6 +32,7 @@ from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
 from pytest_openmed._jsonread import read_limited, strict_decoder
 from pytest_openmed.contract import locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.planner._silence import when_audible
 from pytest_openmed.planner.declaration import INJECTION_ITEMS
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
@@ -616,22 +617,33 @@ class _Session:
                     results[index] = replayed
                     runs.update(_runs_of(kept, index))
         pending = [index for index in range(self.trials) if index not in results]
-        with ThreadPoolExecutor(max_workers=self.policy.concurrency) as pool:
-            futures = [pool.submit(self.trial, index) for index in pending]
-            try:
-                for future in as_completed(futures):
-                    result, recorded = future.result()
-                    index = _index_of(recorded)
-                    results[index] = result
-                    runs.update(recorded)
-                    if cassette is not None:
-                        _write(cassette, Cassette(self.dialect, runs))
-                    if self.policy.progress is not None:
-                        self.policy.progress(len(results), self.trials)
-            except BaseException:
-                for future in futures:
-                    future.cancel()
-                raise
+        unsaid = False
+
+        def completed(result: WireQualification, recorded: dict[str, tuple[Exchange, ...]]) -> None:
+            nonlocal unsaid
+            results[_index_of(recorded)] = result
+            runs.update(recorded)
+            if cassette is not None:
+                _write(cassette, Cassette(self.dialect, runs))
+            if self.policy.progress is not None:
+                done, progress = len(results), self.policy.progress
+                unsaid = not when_audible(lambda: progress(done, self.trials))
+
+        if self.policy.concurrency == 1:  # in this thread: nothing else runs meanwhile
+            for index in pending:
+                completed(*self.trial(index))
+        else:
+            with ThreadPoolExecutor(max_workers=self.policy.concurrency) as pool:
+                futures = [pool.submit(self.trial, index) for index in pending]
+                try:
+                    for future in as_completed(futures):
+                        completed(*future.result())
+                except BaseException:
+                    for future in futures:
+                        future.cancel()
+                    raise
+        if unsaid and self.policy.progress is not None:
+            self.policy.progress(len(results), self.trials)  # every conversation has ended
         if cassette is not None and not pending:
             _write(cassette, Cassette(self.dialect, runs))
         return WireTrials(

@@ -343,12 +343,23 @@ def _required(config: pytest.Config) -> tuple[int | str, ...]:
 
 
 def _record(config: pytest.Config) -> bool:
-    """``--openmed-record``; refused beside xdist, whose workers would each call the model."""
+    """``--openmed-record``; refused beside xdist, whose workers would each call the model.
+
+    Refused on the controller for any way of starting workers (``-n``, or
+    ``--dist``/``--tx`` without ``-n``): a worker refusing it at startup would
+    crash and be restarted without end.
+    """
     record = bool(config.getoption("openmed_record"))
-    if record and (config.getoption("numprocesses", None) or hasattr(config, "workerinput")):
+    distributed = (
+        config.getoption("numprocesses", None)
+        or config.getoption("tx", None)
+        or config.getoption("dist", "no") not in (None, "no")
+        or hasattr(config, "workerinput")
+    )
+    if record and distributed:
         raise pytest.UsageError(
             "openmed: --openmed-record calls live models and rewrites cassettes; "
-            "run it without pytest-xdist (-n)"
+            "run it without pytest-xdist (-n, --dist, --tx)"
         )
     return record
 

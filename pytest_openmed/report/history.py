@@ -118,10 +118,9 @@ _INDEX_VERSION = 2
 _MAX_INDEX_BYTES = 64 * 1024 * 1024
 
 
-def _read_index(directory: Path) -> dict[str, StoredRun]:
-    """Stored name -> its trend view; an unreadable or malformed index is an empty one."""
+def _index_document(directory: Path) -> dict[str, Any] | None:
+    """The index as JSON (the one this process just wrote, or read); ``None`` when unusable."""
     from pytest_openmed._jsonread import loads, read_limited
-    from pytest_openmed.report.trend_view import views_from_index
 
     remembered = _remembered(directory)
     if remembered is not None:
@@ -132,8 +131,18 @@ def _read_index(directory: Path) -> dict[str, StoredRun]:
         )
         document = loads(raw, "index")
     except (OSError, ValueError):
-        return {}
+        return None
     if not isinstance(document, dict) or document.get("version") != _INDEX_VERSION:
+        return None
+    return document
+
+
+def _read_index(directory: Path) -> dict[str, StoredRun]:
+    """Stored name -> its trend view (every value checked); an unusable index is an empty one."""
+    from pytest_openmed.report.trend_view import views_from_index
+
+    document = _index_document(directory)
+    if document is None:
         return {}
     return {
         view.name: view
@@ -153,7 +162,7 @@ def _index_run(
     import json
 
     from pytest_openmed._canonical import atomic_write_text
-    from pytest_openmed.report.trend_view import index_of, view_of
+    from pytest_openmed.report.trend_view import index_of, row_of, view_of
 
     name = filename.removesuffix(".json")
     try:
@@ -161,18 +170,30 @@ def _index_run(
         if not isinstance(document, Mapping):
             return
         kept_names = {old.removesuffix(".json") for old in kept}
-        views = [v for old, v in _read_index(directory).items() if old in kept_names]
-        views.append(view_of(name, document))
-        index = {"version": _INDEX_VERSION, **index_of(views)}
+        view = view_of(name, document)
+        previous = _index_document(directory)
+        keys = sorted(view.points)
+        if previous is not None and previous.get("keys") == keys:
+            # The same verdicts as the stored runs (the common case): keep their rows as they
+            # are (they are checked when read) and add this run's.
+            rows = [
+                row
+                for row in previous.get("runs") or ()
+                if isinstance(row, dict) and row.get("name") in kept_names
+            ]
+            index = {"version": _INDEX_VERSION, "keys": keys, "runs": [*rows, row_of(view, keys)]}
+        else:
+            views = [v for old, v in _read_index(directory).items() if old in kept_names]
+            index = {"version": _INDEX_VERSION, **index_of([*views, view])}
         atomic_write_text(directory / INDEX_NAME, json.dumps(index, separators=(",", ":")))
-        _remember(directory, {view.name: view for view in views})
+        _remember(directory, index)
     except (OSError, ValueError, TypeError, RecursionError):
         pass
 
 
 #: The index this process last wrote, with the file's identity then: the page rendered right
 #: after storing a run reads it from memory, not from disk again.
-_LAST_INDEX: list[tuple[Path, tuple[int, int, int], dict[str, StoredRun]]] = []
+_LAST_INDEX: list[tuple[Path, tuple[int, int, int], dict[str, Any]]] = []
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:
@@ -183,21 +204,21 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
     return stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
-def _remember(directory: Path, views: dict[str, StoredRun]) -> None:
+def _remember(directory: Path, document: dict[str, Any]) -> None:
     identity = _identity(directory / INDEX_NAME)
     _LAST_INDEX.clear()
     if identity is not None:
-        _LAST_INDEX.append((directory.resolve(), identity, views))
+        _LAST_INDEX.append((directory.resolve(), identity, document))
 
 
-def _remembered(directory: Path) -> dict[str, StoredRun] | None:
-    """The views this process wrote, if the index on disk is still that file."""
+def _remembered(directory: Path) -> dict[str, Any] | None:
+    """The index this process wrote, if the file on disk is still that one."""
     if not _LAST_INDEX:
         return None
-    where, identity, views = _LAST_INDEX[0]
+    where, identity, document = _LAST_INDEX[0]
     if where != directory.resolve() or _identity(directory / INDEX_NAME) != identity:
         return None
-    return dict(views)
+    return document
 
 
 def resolve_ref(directory: Path, ref: str) -> Path:

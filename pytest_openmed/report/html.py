@@ -887,9 +887,15 @@ def _trends(report: Mapping[str, Any], history: Sequence[HistoryRun]) -> str:
     parts = ['<section id="trends"><h2>Trends over stored runs</h2>', runs_table]
     steady: list[list[str]] = []
     for key, title, metric, limit in _trend_series(report):
-        points = [_trend_point(run, key) for run in runs]
+        raw = [run.points.get(key) for run in runs]
+        if all(point == raw[0] for point in raw):
+            # The common case, decided on the stored tuples before building any point.
+            points = [_trend_point(runs[0], key)] * len(runs)
+            spans = [(1, len(runs), points[0])]
+        else:
+            points = [_trend_point(run, key) for run in runs]
+            spans = _changes(points)
         shown = [p for p in points if p.value is not None]
-        spans = _changes(points)
         if not shown or len(spans) == 1:
             # Unchanged across the stored runs: one row of a compact table, no chart.
             only = points[0]

@@ -129,6 +129,10 @@ def _check_shards(reports: Sequence[Mapping[str, Any]]) -> None:
                     "(run.shard.gates)"
                 )
     collected = reports[0]["run"]["shard"]["collected"]
+    if not collected["gates"]:
+        raise MergeError(
+            "the run has no gate (run.shard.collected): nothing was evaluated, so nothing passed"
+        )
     union = "".join(f"{gate}\n" for gate in sorted(owner))
     digest = "sha256:" + hashlib.sha256(union.encode("utf-8", "surrogatepass")).hexdigest()
     if len(owner) != collected["gates"] or digest != collected["digest"]:

@@ -19,7 +19,16 @@ from typing import Any
 from pytest_openmed.report.baseline import regressed
 from pytest_openmed.report.rules import is_failing, item_label
 
-__all__ = ["FLAGS", "Point", "StoredRun", "index_of", "series_key", "view_of", "views_from_index"]
+__all__ = [
+    "FLAGS",
+    "Point",
+    "StoredRun",
+    "index_of",
+    "row_of",
+    "series_key",
+    "view_of",
+    "views_from_index",
+]
 
 #: Flags a trend point may carry: none, the verdict failed, or it regressed against a baseline.
 FLAGS = ("", "failed", "regressed")
@@ -128,18 +137,16 @@ def _number(value: object) -> float | None:
 def index_of(views: list[StoredRun]) -> dict[str, Any]:
     """The history index's body: every series key once, then each run's points in key order."""
     keys = sorted({key for view in views for key in view.points})
+    return {"keys": keys, "runs": [row_of(view, keys) for view in views]}
+
+
+def row_of(view: StoredRun, keys: list[str]) -> dict[str, Any]:
+    """One run of the index: its name, UTC start and points in ``keys`` order (null: none)."""
     return {
-        "keys": keys,
-        "runs": [
-            {
-                "name": view.name,
-                "started": view.started,
-                "points": [
-                    list(point) if (point := view.points.get(key)) is not None else None
-                    for key in keys
-                ],
-            }
-            for view in views
+        "name": view.name,
+        "started": view.started,
+        "points": [
+            list(point) if (point := view.points.get(key)) is not None else None for key in keys
         ],
     }
 

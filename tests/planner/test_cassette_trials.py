@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import sys
 import threading
 import time
 from pathlib import Path
@@ -161,6 +163,7 @@ class Slow:
         with self.lock:
             self.active += 1
             self.most = max(self.most, self.active)
+        print("QQSLOWCANARY model output")  # discarded, whichever thread prints it
         time.sleep(0.002)
         with self.lock:
             self.active -= 1
@@ -168,17 +171,26 @@ class Slow:
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
-def test_trials_run_at_most_concurrency_at_once(tmp_path: Path, concurrency: int) -> None:
+def test_trials_run_at_most_concurrency_at_once(
+    tmp_path: Path, concurrency: int, capfd: pytest.CaptureFixture[str]
+) -> None:
     model = Slow()
     done: list[tuple[int, int]] = []
     path = tmp_path / "c.json"
+    streams = (sys.stdout, sys.stderr, logging.root.manager.disable)
     result = record(
         path, model, 4, concurrency=concurrency, progress=lambda d, t: done.append((d, t))
     )
+    # Overlapping silenced blocks share one redirection: every channel is back afterwards.
+    assert (sys.stdout, sys.stderr, logging.root.manager.disable) == streams
+    assert "QQSLOWCANARY" not in capfd.readouterr().out
     assert 1 <= model.most <= concurrency
     if concurrency > 1:
         assert model.most > 1
-    assert done == [(1, 4), (2, 4), (3, 4), (4, 4)]
+        # A line is said only while no conversation discards output; the last always is.
+        assert done[-1] == (4, 4) and done == sorted(set(done))
+    else:
+        assert done == [(1, 4), (2, 4), (3, 4), (4, 4)]
     assert all(trial.report.qualified for trial in result.trials)
     serial = tmp_path / "serial.json"
     record(serial, openai_control_model, 4)

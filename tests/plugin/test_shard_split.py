@@ -101,12 +101,14 @@ def test_the_report_records_what_proves_the_shards_belong_together(
     )
     assert shard["gate_files"] == {"gates.openmed.toml": digest}
     inputs = shard["inputs"]["gates.openmed.toml::claims(g0)"]
-    assert set(inputs) == {"options.claims", "options.evidence"}
+    # keyed by where the declaration names the file (``declaration.claims``), never the path
+    assert {key.rpartition(".")[2] for key in inputs} == {"claims", "evidence"}
+    claims_key = next(key for key in inputs if key.endswith(".claims"))
     claims_digest = (
         "sha256:"
         + __import__("hashlib").sha256((project.path / "claims.json").read_bytes()).hexdigest()
     )
-    assert inputs["options.claims"] == claims_digest
+    assert inputs[claims_key] == claims_digest
     assert shard["balanced_by"] is None
     text = (project.path / "shard-1-of-1.json").read_text()
     assert str(project.path) not in text  # keys name the declaration, never a path
@@ -182,3 +184,23 @@ def test_a_shard_run_in_the_history_is_not_a_basis(project: pytest.Pytester) -> 
     _store(project.path / "history", {"gates.openmed.toml::claims(g0)": 1.0}, report)
     shard = shard_run(project, "1/2", "--openmed-history", "history")["run"]["shard"]
     assert shard["balanced_by"] is None
+
+
+def test_a_shard_that_gets_no_gate_exits_0(pytester: pytest.Pytester) -> None:
+    write_claims_project(pytester.path, gates_toml(["only"]))
+    gate = "gates.openmed.toml::claims(only)"
+    empty = next(index for index in (1, 2, 3) if hashed_shard(gate, 3) != index)
+    result = pytester.runpytest(
+        "--openmed-only", f"--openmed-shard={empty}/3", "--openmed-report=empty.json"
+    )
+    assert result.ret == pytest.ExitCode.OK
+    shard = validate_report(pytester.path / "empty.json")["run"]["shard"]
+    assert shard["gates"] == [] and shard["collected"]["gates"] == 1
+
+
+def test_a_shard_of_a_run_without_gates_still_says_nothing_was_collected(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest("-p", "openmed", "--openmed-only", "--openmed-shard=1/2")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED

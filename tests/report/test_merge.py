@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import hashlib
 import json
 import os
 import subprocess
@@ -237,11 +238,24 @@ REFUSALS: dict[str, tuple[Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
         lambda s: [s[0], _changed(s[1], _drop_all_gates)],
         "the shards' gates (",
     ),
+    "no gate at all": (
+        lambda s: [_changed(d, _no_gates_at_all) for d in s],
+        "the run has no gate (run.shard.collected): nothing was evaluated, so nothing passed",
+    ),
     "foreign verdict": (
         lambda s: [s[0], _changed(s[1], lambda d: d["run"]["shard"]["gates"].clear())],
         "SHARD #2: /gates/0 belongs to no gate assigned to this shard (run.shard.gates)",
     ),
 }
+
+
+def _no_gates_at_all(document: dict[str, Any]) -> None:
+    """A run whose gate files were not collected (misnamed, wrong path): every shard empty."""
+    _drop_all_gates(document)
+    document["run"]["shard"]["collected"] = {
+        "gates": 0,
+        "digest": "sha256:" + hashlib.sha256(b"").hexdigest(),
+    }
 
 
 def _drop_all_gates(document: dict[str, Any]) -> None:
@@ -298,3 +312,30 @@ def test_a_shard_whose_run_never_finished_is_refused(
 def test_merge_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["merge", "--help"]) == 0
     assert "openmed-report merge" in capsys.readouterr().out
+
+
+def test_shards_compared_with_a_stored_merged_run_merge_into_the_serial_comparison(
+    project: Path,
+) -> None:
+    """A merged run in the history is the baseline of the next run, sharded or not."""
+    history = project / "compare-history"
+    code, _ = merge(project, shards(project), f"--history={history}")
+    assert code == 1
+    common = ("--openmed-waivers=waivers.toml", f"--openmed-history={history}", "--openmed-compare")
+    for index in (1, 2):
+        run_pytest(
+            project, *common, f"--openmed-shard={index}/2", f"--openmed-report=c{index}.json"
+        )
+    run_pytest(project, *common, "--openmed-report=compared.json")  # stores itself, last
+    compared = load(project / "compared.json")
+    stored = sorted(history.glob("2*.json"))[0].name.removesuffix(".json")
+    assert compared["run"]["comparison"]["stored_run"] == stored
+    assert any("baseline_upper" in entry["metrics"] for entry in compared["gates"])
+    _, out = merge(project, [load(project / f"c{index}.json") for index in (1, 2)])
+    merged = load(out)
+    assert {k: v for k, v in merged.items() if k != "run"} == {
+        k: v for k, v in compared.items() if k != "run"
+    }
+    assert merged["run"]["comparison"] == compared["run"]["comparison"]
+    # the sharded runs did not store themselves; the serial one did
+    assert len(list(history.glob("2*.json"))) == 2
