@@ -1,7 +1,5 @@
 """ECG recordings: the standard leads, the :class:`Waveform` value, the native DICOM ECG decode.
 
-PYTEST_DONT_REWRITE
-
 Native (uncompressed) DICOM 12-lead / General ECG waveforms are decoded with
 pydicom's ``Dataset.waveform_array(0)`` (the first multiplex group), at any
 sampling rate, with units taken from each channel's sensitivity and

@@ -1,7 +1,5 @@
 """The ECG waveform carrier ``openmed.waveform.v1``: its check, and the one ECG decode.
 
-PYTEST_DONT_REWRITE
-
 :func:`check_waveform_json` accepts exactly the documents the shipped
 ``schemas/waveform.v1.schema.json`` accepts that also keep the reader rules
 its description states (each lead named once, leads of equal length, every

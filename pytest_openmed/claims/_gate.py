@@ -1,7 +1,5 @@
 """The claims gate: read the gate's input files, score, and judge thresholds.
 
-PYTEST_DONT_REWRITE
-
 The plugin calls :func:`evaluate_gate` when a ``[[claims]]`` gate item runs.
 Input files are JSON arrays or JSON Lines of records; they are size- and
 count-bounded, and every problem is an ``OSError``/``ValueError`` with a fixed

@@ -1,6 +1,7 @@
 """Claim and evidence records: checked, normalised, never echoed.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Callers hand over mappings or typed objects (dataclasses, named tuples, model
 instances) that carry identifiers and claim keys.  This module reads each

@@ -1,7 +1,5 @@
 """Four-state scoring of summary claims against approved evidence.
 
-PYTEST_DONT_REWRITE
-
 A claim is ``supported`` when every cited row exists, is approved, is linked
 to the claim and supports it; ``contradicted`` when every cited row exists,
 is approved, is linked and contradicts it; ``uncited`` without a citation;

@@ -1,6 +1,7 @@
 """Record and replay: qualify a wire-format model once live, then offline from a cassette.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 A cassette (JSON, schema ``planner-cassette``) holds, per run (the
 qualification, then each injection style) and per scenario and turn, the
