@@ -570,6 +570,8 @@ def qualify_wire_trials(
         raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
         return _replay(dialect, load_cassette(cassette), injection_suite, trials)
+    if record and cassette is not None:
+        _check_writable(Path(cassette))  # before the model is called at all
     if live is None:
         raise InputRefused("a live wire qualification needs the model's planner reference")
     return _Session(dialect, policy.wrap(live), injection_suite, trials, policy).run(
@@ -684,9 +686,33 @@ def _resumable(cassette: Path, dialect: str, suite: bool, trials: int) -> Casset
     return existing
 
 
+def _check_writable(cassette: Path) -> None:
+    """Refuse, before any model call, a cassette path that cannot be written."""
+    import os
+
+    directory = cassette.parent
+    if (
+        cassette.is_dir()
+        or not directory.is_dir()
+        or not os.access(directory, os.W_OK | os.X_OK)
+        or (cassette.exists() and not os.access(cassette, os.W_OK))
+    ):
+        raise CassetteWriteError(
+            "the cassette could not be written: its directory does not exist or is not writable "
+            "(checked before any model call)"
+        )
+
+
 def _write(cassette: Path, recorded: Cassette) -> None:
+    """Write the recording; refuse one replay would refuse (over 64 MiB) instead of writing it."""
+    text = recorded.to_text()
+    if len(text.encode("utf-8")) > _MAX_CASSETTE_BYTES:
+        raise CassetteWriteError(
+            "the recorded cassette would exceed 64 MiB, the most replay reads; nothing was "
+            "written (the model's responses are too large to replay)"
+        )
     try:
-        atomic_write_text(cassette, recorded.to_text())
+        atomic_write_text(cassette, text)
     except (OSError, ValueError):
         raise CassetteWriteError("the cassette could not be written") from None
 
