@@ -117,6 +117,28 @@ class FewerTrialsError(StaleCassetteError):
         )
 
 
+class InjectionSuiteNotRecorded(StaleCassetteError):
+    """``injection_suite`` is on, but the cassette was recorded without the suite's runs."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: injection_suite is on but the cassette holds no injection-suite runs "
+            "(it was switched on after recording); record again",
+        )
+
+
+class DialectChanged(StaleCassetteError):
+    """The gate's ``dialect`` is not the one the cassette was recorded in."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the cassette was recorded in another dialect than the gate's; "
+            "record again",
+        )
+
+
 def trial_run(run: str, index: int) -> str:
     """The cassette name of ``run`` in trial ``index`` (0-based)."""
     return run if index == 0 else f"{run}@{index}"
@@ -732,10 +754,12 @@ def _replay_trial(
 
 def _replay(dialect: str, cassette: Cassette, injection_suite: bool, trials: int) -> WireTrials:
     if cassette.dialect != dialect:
-        raise StaleCassetteError()
+        raise DialectChanged()
     if not set(range(trials)) <= cassette.trial_indices(injection_suite):
         if trials > 1 and 0 in cassette.trial_indices(injection_suite):
             raise FewerTrialsError()
+        if injection_suite and set(range(trials)) <= cassette.trial_indices(False):
+            raise InjectionSuiteNotRecorded()
         raise StaleCassetteError()
     usage = _Usage()
     results = []
