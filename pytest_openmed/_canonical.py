@@ -1,6 +1,7 @@
 """Canonical JSON, digests, HMAC and atomic writes, through the standard library.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Every engine fingerprints, seals and bounds its inputs the same way; these
 helpers are the one place that way is written down.  Nothing here imports a

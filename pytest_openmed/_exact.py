@@ -1,7 +1,5 @@
 """Exact (Clopper–Pearson) one-sided upper bounds of a binomial proportion, and sizes.
 
-PYTEST_DONT_REWRITE
-
 For ``k`` events in ``n`` independent trials and confidence ``c`` (``α = 1 − c``),
 the one-sided Clopper–Pearson upper bound is the rate ``p`` at which seeing
 ``k`` or fewer events has probability exactly ``α``::

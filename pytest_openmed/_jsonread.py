@@ -1,6 +1,7 @@
 """The one JSON reading policy: every JSON document the package reads goes through it.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 * **Size first.** A file's size is checked before a byte of it is read
   (:func:`read_limited`), and what is read is bounded again, in case it grew.

@@ -1,7 +1,5 @@
 """Lazy public surfaces of packages (PEP 562): a name loads its module on first use.
 
-PYTEST_DONT_REWRITE
-
 An engine package's ``__init__`` lists its exported names in ``__all__``,
 imports them under ``TYPE_CHECKING`` (for type checkers and the API
 reference, which read the source) and maps each to the module that defines

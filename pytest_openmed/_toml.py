@@ -1,7 +1,5 @@
 """Reading the plugin's TOML files (gate files, waivers): located, value-free errors.
 
-PYTEST_DONT_REWRITE
-
 ``tomllib`` messages can quote keys from the document, so only the position
 of a syntax error is kept (line and column, 1-based), never its text.  A UTF-8
 byte-order mark is accepted, as editors on some platforms write one.  Nesting

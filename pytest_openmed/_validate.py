@@ -1,7 +1,5 @@
 """The one home of the validation rules that cross modules.
 
-PYTEST_DONT_REWRITE
-
 Integers in a range, rates from 0 to 1, the seed range, bounded
 materialisation, JSON objects that repeat a name and JSON's non-constants
 (``NaN``, ``Infinity``) are refused the same way wherever they are read.  Each

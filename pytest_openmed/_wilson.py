@@ -1,7 +1,5 @@
 """Wilson score interval for a binomial proportion (95% by default).
 
-PYTEST_DONT_REWRITE
-
 For ``k`` successes in ``n`` trials and ``z`` the standard normal quantile::
 
     centre = (k + z²/2) / (n + z²)

@@ -1,7 +1,5 @@
 """The engine contract: gate verdicts, gate specs and the evaluator registry.
 
-PYTEST_DONT_REWRITE
-
 Standard library only, so the plugin and every engine can import it cheaply
 and neither has to import the other.
 
@@ -349,7 +347,8 @@ class GateSettings:
 
     seed: int = 0
     resamples: int = 1000
-    min_cell: int = 5
+    #: ``--openmed-min-cell``; ``None``: the multimodal engine's ``MIN_CELL``.
+    min_cell: int | None = None
     key_env: str | None = None
     #: ``--openmed-record``: planner gates with a cassette call their model and rewrite it.
     record: bool = False

@@ -1,7 +1,5 @@
 """The one error model of pytest-openmed.
 
-PYTEST_DONT_REWRITE
-
 Every error the package raises derives from :class:`OpenmedError`, whose
 message is fixed and value-free: it may name a file, key, line or limit, never
 the offending value, a key, an identifier or source text.  Each family keeps

@@ -1,7 +1,5 @@
 """One carrier per media format: PNG, TIFF, native DICOM and the JSON waveform.
 
-PYTEST_DONT_REWRITE
-
 Each module holds its format's constants (signatures, transfer syntaxes, lead
 names, codes), one strict sniff over the raw bytes and one decode.  The
 multimodal engine sniffs with them; the components decode with them.  The

@@ -1,7 +1,4 @@
-"""Where a format library parses asset bytes: typed errors out, library logging silenced.
-
-PYTEST_DONT_REWRITE
-"""
+"""Where a format library parses asset bytes: typed errors out, library logging silenced."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """The native-DICOM carrier: preamble and prefix, transfer syntaxes, one strict sniff, one read.
 
-PYTEST_DONT_REWRITE
-
 Sniff (:func:`is_native_dicom`, no library): the ``DICM`` prefix after the
 128-byte preamble, a file meta group (explicit VR little endian, walked
 element by element) that starts with its (0002,0000) group length, holds only

@@ -1,7 +1,4 @@
-"""The size limits every carrier shares: bytes per asset and decoded pixels per run.
-
-PYTEST_DONT_REWRITE
-"""
+"""The size limits every carrier shares: bytes per asset and decoded pixels per run."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """The PNG carrier: the signature, one strict sniff over the chunk layout, one decode.
 
-PYTEST_DONT_REWRITE
-
 Sniff (:func:`is_png`, no library): the 8-byte signature, a well-formed
 ``IHDR`` first chunk (length 13, CRC checked, size 1 to 2³¹ − 1, a bit depth
 allowed for its colour type, compression and filter method 0, interlace 0 or

@@ -1,7 +1,5 @@
 """The TIFF carrier: byte orders and magic numbers, one strict sniff, one open.
 
-PYTEST_DONT_REWRITE
-
 Sniff (:func:`is_tiff`, no library): a byte-order mark, the magic number (42
 for TIFF, or 43 with an 8-byte offset size for BigTIFF) and a first IFD that
 lies inside the file with at least one entry.

@@ -1,7 +1,5 @@
 """Unsupported-claim rates of generated clinical summaries.
 
-PYTEST_DONT_REWRITE
-
 What share of the atomic claims in generated summaries lack approved
 supporting evidence, overall and per claim class, with claim-level bootstrap
 intervals.  Non-diagnostic evaluation evidence only.  Importing this package

@@ -1,7 +1,5 @@
 """The claims gate: read the gate's input files, score, and judge thresholds.
 
-PYTEST_DONT_REWRITE
-
 The plugin calls :func:`evaluate_gate` when a ``[[claims]]`` gate item runs.
 Input files are JSON arrays or JSON Lines of records; they are size- and
 count-bounded, and every problem is an ``OSError``/``ValueError`` with a fixed
@@ -30,7 +28,7 @@ from pytest_openmed.contract import (
     declaration_of,
     locate_input_error,
 )
-from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.errors import InputRefused, InvalidArgument, OpenmedError
 
 #: Largest claims or evidence file a gate reads.
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -70,6 +68,27 @@ def _load_input(name: str, path: Path, limit: int) -> list[dict[str, Any]]:
         return load_records(path, limit=limit)
     except (OSError, ValueError) as error:
         raise locate_input_error(error, f"{name} input") from None
+
+
+def _record_place(path: Path, index: int) -> str:
+    """Where record ``index`` (0-based) of a file is: ``index 3``, or ``line 7`` of JSON Lines.
+
+    Read again only when a record was refused; a JSON Lines file's blank
+    lines are counted, as in its syntax errors.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return f"record {index}"
+    if data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        return f"index {index}"
+    seen = -1
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip(b"\xef\xbb\xbf \t\r"):
+            seen += 1
+            if seen == index:
+                return f"line {number}"
+    return f"record {index}"
 
 
 def _refused(error: RecordFileError, too_many: str) -> BaseException:
@@ -206,11 +225,22 @@ def evaluate_gate(
     declaration = declaration_of(spec, GateDeclaration, messages.GATE_OPTIONS)
     if declaration.claims is None or declaration.evidence is None:
         raise InvalidArgument(messages.GATE_OPTIONS)
-    report = score_summary_claims(
-        _load_input("claims", declaration.claims, MAX_CLAIMS),
-        _load_input("evidence", declaration.evidence, MAX_EVIDENCE),
-        n_resamples=settings.resamples if declaration.resamples is None else declaration.resamples,
-        seed=settings.seed if declaration.seed is None else declaration.seed,
-        alpha=declaration.alpha,
-    )
+    files = {"claims": declaration.claims, "evidence": declaration.evidence}
+    try:
+        report = score_summary_claims(
+            _load_input("claims", declaration.claims, MAX_CLAIMS),
+            _load_input("evidence", declaration.evidence, MAX_EVIDENCE),
+            n_resamples=settings.resamples
+            if declaration.resamples is None
+            else declaration.resamples,
+            seed=settings.seed if declaration.seed is None else declaration.seed,
+            alpha=declaration.alpha,
+        )
+    except OpenmedError as error:
+        record = getattr(error, "record", None)
+        if record is None:
+            raise
+        which, index, message = record
+        error.args = (f"{which} input, {_record_place(files[which], index)}: {message}",)
+        raise error from None
     return evaluate_thresholds(report, declaration.with_run_rate(settings.max_rate))

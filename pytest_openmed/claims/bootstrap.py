@@ -1,7 +1,5 @@
 """Claim-level percentile bootstrap of an unsupported rate, at O(resamples) cost.
 
-PYTEST_DONT_REWRITE
-
 Resampling n claims with replacement, k of them unsupported, draws each claim
 independently and uniformly, so the number of unsupported claims in a
 resample is exactly Binomial(n, k/n).  Drawing that count directly is the

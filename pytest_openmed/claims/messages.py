@@ -1,7 +1,5 @@
 """Every message the claims engine raises: fixed strings, kept in one place.
 
-PYTEST_DONT_REWRITE
-
 Inputs carry identifiers, claim keys and paths that must never surface, so no
 message is ever built from input.  Keeping them all here lets the tests prove
 that whatever an arbitrary input provokes, the text is one of these.

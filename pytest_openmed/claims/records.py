@@ -1,6 +1,7 @@
 """Claim and evidence records: checked, normalised, never echoed.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Callers hand over mappings or typed objects (dataclasses, named tuples, model
 instances) that carry identifiers and claim keys.  This module reads each
@@ -28,7 +29,8 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
-from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
+from pytest_openmed.contract import locate_input_error
+from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded, OpenmedError
 
 __all__ = [
     "MAX_CITATIONS",
@@ -482,17 +484,41 @@ def _plain_evidence(record: dict[str, Any]) -> tuple[RecordId, EvidenceRow] | No
     return None
 
 
+#: Which collection a refused record belongs to, as :func:`located_record` names it.
+CLAIMS_RECORDS, EVIDENCE_RECORDS = "claims", "evidence"
+
+
+def located_record(error: OpenmedError, which: str, index: int) -> OpenmedError:
+    """``error`` naming the record it refuses: ``claims record 3: …`` (0-based position).
+
+    The fixed message already names the field; the position says which record.
+    ``error.record`` keeps ``(which, index, message)`` so a caller that read the
+    records from a file can name its JSON Lines line or JSON array index instead.
+    """
+    message = str(error.args[0]) if error.args else ""
+    error.record = (which, index, message)  # type: ignore[attr-defined]
+    located = locate_input_error(error, f"{which} record {index}")
+    assert isinstance(located, OpenmedError)
+    return located
+
+
 def read_evidence(evidence: object) -> EvidenceIndex:
     """Check every evidence row, refuse duplicate ids, and digest the set."""
     records = collect(
         evidence, MAX_EVIDENCE, messages.EVIDENCE_NOT_ITERABLE, messages.TOO_MANY_EVIDENCE
     )
     rows: dict[RecordId, EvidenceRow] = {}
-    for record in records:
-        evidence_id, row = evidence_fields(record)
-        if evidence_id in rows:
-            raise InputRefused(messages.DUPLICATE_EVIDENCE_ID)
-        rows[evidence_id] = row
+    for index, record in enumerate(records):
+        try:
+            evidence_id, row = evidence_fields(record)
+            if evidence_id in rows:
+                raise InputRefused(messages.DUPLICATE_EVIDENCE_ID)
+        except OpenmedError as error:
+            refusal = located_record(error, EVIDENCE_RECORDS, index)
+        else:
+            rows[evidence_id] = row
+            continue
+        raise refusal from None
     return EvidenceIndex(rows=MappingProxyType(rows), digest=_evidence_digest(rows))
 
 

@@ -1,7 +1,5 @@
 """The unsupported-claims report: value objects, their invariants, JSON and Markdown.
 
-PYTEST_DONT_REWRITE
-
 A report holds counts, rates, intervals, normalised class names, the
 bootstrap configuration (including the seed, so a run can be reproduced) and
 the digest and count of the evidence set.  It never holds a claim id, an

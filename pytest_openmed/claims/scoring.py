@@ -1,7 +1,5 @@
 """Four-state scoring of summary claims against approved evidence.
 
-PYTEST_DONT_REWRITE
-
 A claim is ``supported`` when every cited row exists, is approved, is linked
 to the claim and supports it; ``contradicted`` when every cited row exists,
 is approved, is linked and contradicts it; ``uncited`` without a citation;
@@ -19,6 +17,7 @@ from typing import Any
 
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import (
+    CLAIMS_RECORDS,
     MAX_CLAIMS,
     SUPPORTS,
     UNRESOLVED,
@@ -27,6 +26,7 @@ from pytest_openmed.claims.records import (
     claim_fields,
     collect,
     keys_match,
+    located_record,
     normalise_class,
     read_evidence,
 )
@@ -37,7 +37,7 @@ from pytest_openmed.claims.report import (
     check_configuration,
     check_draw_budget,
 )
-from pytest_openmed.errors import InputRefused
+from pytest_openmed.errors import InputRefused, OpenmedError
 
 __all__ = ["score_summary_claims", "tally_states"]
 
@@ -79,14 +79,18 @@ def tally_states(
     seen: set[RecordId] = set()
     class_names: dict[str, str] = {}
     tallies: dict[str, list[int]] = {}
-    for record in claims:
-        claim_id, label, claim_key, evidence_ids = claim_fields(record)
-        if claim_id in seen:
-            raise InputRefused(messages.DUPLICATE_CLAIM_ID)
+    for index, record in enumerate(claims):
+        try:
+            claim_id, label, claim_key, evidence_ids = claim_fields(record)
+            if claim_id in seen:
+                raise InputRefused(messages.DUPLICATE_CLAIM_ID)
+            name = class_names.get(label)
+            if name is None:
+                name = class_names[label] = normalise_class(label)
+        except OpenmedError as error:
+            refusal = located_record(error, CLAIMS_RECORDS, index)
+            raise refusal from None
         seen.add(claim_id)
-        name = class_names.get(label)
-        if name is None:
-            name = class_names[label] = normalise_class(label)
         tally = tallies.get(name)
         if tally is None:
             tally = tallies[name] = [0, 0, 0, 0]

@@ -1,7 +1,5 @@
 """Six small, real task components over bytes (non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 Each module ``pytest_openmed.components.<name>`` exposes
 ``run(asset: bytes, config=CONFIG_A) -> ComponentOutput`` and two frozen
 configurations ``CONFIG_A`` (conservative) and ``CONFIG_B`` (permissive or

@@ -3,7 +3,6 @@
 The size limits and the parse boundary are the carriers' (:mod:`pytest_openmed.carriers`),
 imported here so that components keep one import for them.
 
-PYTEST_DONT_REWRITE
 """
 
 from __future__ import annotations

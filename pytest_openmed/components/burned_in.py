@@ -1,7 +1,5 @@
 """Burned-in identifier coverage: find text-like regions in the pixels, mask them, vouch for it.
 
-PYTEST_DONT_REWRITE
-
 Reads a single-frame native (uncompressed) MONOCHROME DICOM image or an 8/16-bit
 grey PNG. Text is a dense cluster of thin strokes on a smoother background, so
 for each polarity (bright text: white top-hat; dark text: black top-hat) the

@@ -1,7 +1,5 @@
 """DICOM frame coverage: which frames of a multi-frame image were examined, which hold content.
 
-PYTEST_DONT_REWRITE
-
 Non-diagnostic.  The component reads a native (uncompressed) multi-frame
 DICOM with pydicom, decides which frames to examine under its sampling rule,
 and reports which examined frames carry *content*: localised bright structure

@@ -1,7 +1,5 @@
 """ECG interval candidates: R peaks, RR, heart rate and PR / QRS / QT candidates (non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
 
 1. **Lead screening.**  Every lead is measured by :mod:`.ecg_quality` (its

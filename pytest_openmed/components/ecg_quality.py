@@ -1,7 +1,5 @@
 """ECG acquisition quality: per-lead artefact flags and an overall verdict (non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 Each lead of an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG,
 see :mod:`pytest_openmed.carriers.waveform`) is measured five ways, each in a documented unit:
 

@@ -1,7 +1,5 @@
 """Form grounding: per-field checked / filled / empty state, grounded to a pixel box.
 
-PYTEST_DONT_REWRITE
-
 The form's template (page size, four registration marks, field names, kinds and
 nominal boxes) travels in the configuration, so the pinned call
 ``run(asset, config)`` stays two-argument: a caller with its own form passes

@@ -1,7 +1,5 @@
 """Whole-slide tiling and provenance: tissue mask, tile plan, and level-0 boxes that are checked.
 
-PYTEST_DONT_REWRITE
-
 Non-diagnostic.  The component reads a pyramidal, tiled RGB TIFF, finds
 tissue on a low-resolution level, plans tiles at a chosen level and gives every
 tile its provenance: the box at its level and the box it covers at level 0.

@@ -1,7 +1,5 @@
 """Generated development sources, control packs and simulated reviews (test material).
 
-PYTEST_DONT_REWRITE
-
 Nothing here is diagnostic or independent validation: the sources are
 synthetic with known ground truth, the packs have one unit each, and reviews
 built with :func:`simulate_review` are development simulations.  Names load

@@ -1,7 +1,5 @@
 """The built-in development control gates (``--openmed-controls``).
 
-PYTEST_DONT_REWRITE
-
 Controls are regression checks on wholly synthetic data: each control item
 states the outcome its engine must reach (a known-bad planner must be found
 ``critical``; a candidate with a privacy failure must be ``blocked``) and

@@ -1,7 +1,5 @@
 """Development control packs: one generated source unit per task, both configurations run.
 
-PYTEST_DONT_REWRITE
-
 ``development_pack(task)`` generates one source with known ground truth,
 executes the task's component for real under ``CONFIG_A`` and ``CONFIG_B``
 and records the actual outputs, abstentions and safety failures as the two

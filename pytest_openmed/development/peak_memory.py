@@ -1,7 +1,5 @@
 """One component run on one asset in a fresh interpreter, with its time and peak memory.
 
-PYTEST_DONT_REWRITE
-
 A resource bound is about the peak of one run alone, imports included, so each
 measurement is its own child process: ``python -m
 pytest_openmed.development.peak_memory MODE COMPONENT CONFIG`` reads the asset

@@ -1,7 +1,5 @@
 """Simulated reviews for tests and demos (always ``ReviewOrigin.SIMULATED``).
 
-PYTEST_DONT_REWRITE
-
 A simulated reviewer is a development-simulation qualification: synthetic
 digests, no person behind it.  ``simulate_review`` prepares that reviewer's
 blinded packets and rates them with *explicit* ratings given per candidate

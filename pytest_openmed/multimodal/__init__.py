@@ -1,7 +1,5 @@
 """Multimodal validation packs, blinded review and assessment (non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 Pack → :func:`prepare_review` per reviewer → collect :class:`PacketRating`
 values into :class:`CompletedReview` → :class:`Adjudication` of disagreements
 → :func:`assess_validation` for one candidate → publish

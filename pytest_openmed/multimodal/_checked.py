@@ -1,7 +1,5 @@
 """Value objects built from values that were checked when they entered.
 
-PYTEST_DONT_REWRITE
-
 The public constructors of packets, mappings and source references check
 every field: callers and stored documents supply them.  ``prepare_review``
 and ``ValidationCase`` build hundreds of them from a pack, a reviewer and

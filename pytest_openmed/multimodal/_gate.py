@@ -1,7 +1,5 @@
 """The ``[[pack]]`` gate: assess one candidate from stored documents and map the decision.
 
-PYTEST_DONT_REWRITE
-
 Contract of :mod:`pytest_openmed.plugin.gate_files`: ``evaluate_gate(spec, settings)``
 returns one :class:`~pytest_openmed.contract.GateResult` per name in ``spec.items``
 (the candidates' evaluator-side names; the documents are read once for all).
@@ -40,7 +38,7 @@ from .aliases import SealedMapping
 from .assess import assess_validation
 from .declaration import GateDeclaration
 from .errors import DocumentInvalid, DuplicateMapping, LimitExceeded, ReviewCountRefused
-from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS
+from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MIN_CELL
 from .pack import ValidationPack
 from .ratings import Adjudication, CompletedReview
 from .verdict import gate_result
@@ -118,7 +116,8 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
         with _document(f"adjudications input #{number}"):
             document = _read_json(path, MAX_EVIDENCE_DOCUMENT_BYTES)
             adjudications.append(Adjudication.from_dict(document, tuple(mappings)))
-    min_cell = declaration.min_cell
+    # The gate's, else the run's (--openmed-min-cell), else the engine's minimum.
+    min_cell = next(v for v in (declaration.min_cell, settings.min_cell, MIN_CELL) if v is not None)
     return {
         name: gate_result(
             assess_validation(
@@ -127,7 +126,7 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
                 tuple(reviews),
                 key=key,
                 adjudications=tuple(adjudications),
-                min_cell=settings.min_cell if min_cell is None else min_cell,
+                min_cell=min_cell,
             )
         )
         for name in declaration.candidates

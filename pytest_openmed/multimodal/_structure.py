@@ -1,7 +1,5 @@
 """Structural readers shared by the stored forms of packs, packets, mappings, reviews.
 
-PYTEST_DONT_REWRITE
-
 Each codec lives with its type (``ValidationPack.to_dict()/from_dict()`` in
 :mod:`.pack`, and so on); what they share is here: the document envelope
 (``schema`` and ``schema_version``), exact key sets, bounded arrays, JSON

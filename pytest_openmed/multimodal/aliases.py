@@ -1,7 +1,5 @@
 """Blinding: balanced, reviewer-specific candidate aliases and the sealed mapping.
 
-PYTEST_DONT_REWRITE
-
 For each reviewer the units are ordered by an HMAC of the evaluator key, the
 reviewer identity and the unit's source digest; the first half shows the
 pack's first candidate as alias ``A``, the rest show it as ``B`` (for an odd

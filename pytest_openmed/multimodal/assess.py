@@ -1,7 +1,5 @@
 """Assessment of one candidate from verified review evidence.
 
-PYTEST_DONT_REWRITE
-
 :func:`assess_validation` is where evidence is refused or accepted.  It
 refuses (typed :class:`~.errors.ValidationRefused`, never a decision):
 

@@ -1,7 +1,5 @@
 """The decision for one candidate, in the precedence of docs/multimodal.md (section 4).
 
-PYTEST_DONT_REWRITE
-
 1. **blocked** (``safety``) — any unit whose privacy or provenance resolved
    ``False``: a ``False`` from any original reviewer or adjudicator, or a
    safety failure recorded by the executed observation.  Non-compensable: no

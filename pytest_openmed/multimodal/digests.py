@@ -1,7 +1,5 @@
 """Public ``sha256:`` digests for lineage fields and pack declarations.
 
-PYTEST_DONT_REWRITE
-
 A :class:`~pytest_openmed.multimodal.CandidateLineage` and a
 :class:`~pytest_openmed.multimodal.ValidationPack` accept only ``sha256:``
 digests of manifests you keep.  These helpers compute them exactly as the

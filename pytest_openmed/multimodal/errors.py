@@ -1,7 +1,5 @@
 """Typed errors of the multimodal validation engine, each with a fixed message.
 
-PYTEST_DONT_REWRITE
-
 Two families.  :class:`InvalidInput` covers malformed or oversized values
 (a bad digest, an unknown media type, a pack over its limits, a malformed
 stored document).  :class:`ValidationRefused` covers evidence that cannot be

@@ -1,6 +1,7 @@
 """Immutable JSON objects with their canonical text and digest computed once.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Observation outputs and protected review contexts are JSON objects supplied by
 the caller.  They are copied, checked (string keys, finite numbers, bounded

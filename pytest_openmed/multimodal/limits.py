@@ -1,7 +1,5 @@
 """The documented limits of multimodal validation, and bounded materialisation.
 
-PYTEST_DONT_REWRITE
-
 Oversized input fails explicitly: nothing is truncated or sampled, and
 iterables are consumed at most ``limit + 1`` items.
 """

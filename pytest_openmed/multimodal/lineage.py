@@ -1,7 +1,5 @@
 """Candidate lineage: the immutable artifact digests behind one candidate configuration.
 
-PYTEST_DONT_REWRITE
-
 A candidate is bound by digests of its model or algorithm, preprocessing,
 runtime, hardware, harness and license snapshot.  Only ``sha256:`` digests are
 accepted, so a mutable repository name or URL cannot stand in for an artifact;

@@ -1,7 +1,5 @@
 """Content sniffing of source assets: the four accepted carriers, never by name.
 
-PYTEST_DONT_REWRITE
-
 An asset is accepted only when its bytes are structurally one of the
 carriers of :mod:`pytest_openmed.carriers`, each sniffed by its own module:
 

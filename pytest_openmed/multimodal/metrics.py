@@ -1,7 +1,5 @@
 """Counting the resolved units of one candidate into per-slice and overall metrics.
 
-PYTEST_DONT_REWRITE
-
 Every published metric is a count of units whose resolved value is true, over
 all units of the block: each source unit contributes exactly once whatever the
 number of reviewers.  Utility uses the same denominator (all units); an

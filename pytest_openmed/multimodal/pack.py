@@ -1,6 +1,7 @@
 """Validation packs: source assets, executed observations, cases and the bound pack.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 A :class:`ValidationPack` holds one task, 1–256 distinct source units (cases),
 exactly two candidate configurations, and the declarations that frame the

@@ -1,7 +1,5 @@
 """The public report: closed labels, fixed limitations and suppressed aggregates only.
 
-PYTEST_DONT_REWRITE
-
 :func:`public_report` is a pure function of the tallies (it never sees the
 private assessment); ``ValidationAssessment.public_report()`` passes them in.  It
 emits the task, the three slices (always all three), the review

@@ -1,7 +1,5 @@
 """Reviewer qualifications and who may receive or contribute a review.
 
-PYTEST_DONT_REWRITE
-
 A qualification is a caller-governed declaration: task scope, digests of the
 qualification evidence and the conflict screening, a stable identity digest and
 the review origin.  The library does not verify credentials, identify people or

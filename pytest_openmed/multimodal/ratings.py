@@ -1,7 +1,5 @@
 """Ratings, completed reviews and adjudications: the caller-attested review evidence.
 
-PYTEST_DONT_REWRITE
-
 A :class:`PacketRating` scores one alias of one packet on the four binary
 criteria.  A :class:`CompletedReview` holds one reviewer's current
 qualification, the prepared review and exactly one rating per candidate alias

@@ -2,7 +2,8 @@
 
 The table of docs/multimodal.md (section 4, "Assess; adjudicate disagreements").
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 The rules, for one unit and the assessed candidate:
 

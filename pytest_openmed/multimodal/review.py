@@ -1,6 +1,7 @@
 """Blinded review packets, preparation of a review, and verification of review evidence.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 :func:`prepare_review` gives one eligible reviewer two separately handled
 parts: reviewer-visible ``packets`` (context, source references, the two

@@ -1,7 +1,5 @@
 """Small-cell suppression of the public report.
 
-PYTEST_DONT_REWRITE
-
 With cell size ``c`` (default 5, never below 5):
 
 * a slice is suppressed entirely — no counts, rates or intervals — when any

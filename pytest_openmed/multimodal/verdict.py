@@ -1,7 +1,5 @@
 """The gate verdict of one validation assessment.
 
-PYTEST_DONT_REWRITE
-
 One rule, used by the ``[[pack]]`` gate, the ``assess_pack`` fixture and the
 development control run: ``blocked`` and ``hold`` fail, ``rubric_satisfied``
 passes; the reason is the assessment's value-free class and the metrics are

@@ -1,7 +1,5 @@
 """The closed vocabularies of multimodal validation and its fixed limitation text.
 
-PYTEST_DONT_REWRITE
-
 Every label that can reach a reviewer packet, a stored document or the public
 report is one of these values; nothing free-form is published.
 """

@@ -1,7 +1,5 @@
 """Planner qualification: does a local tool-use planner stay inside its grants?
 
-PYTEST_DONT_REWRITE
-
 ``qualify_planner(planner)`` runs six fixed, governed scenarios against a
 trusted local callable ``planner(context, catalog)`` and returns a
 :class:`PlannerQualificationReport` (non-diagnostic evaluation evidence).

@@ -1,7 +1,4 @@
-"""``python -m pytest_openmed.planner``: see :mod:`pytest_openmed.planner.cli`.
-
-PYTEST_DONT_REWRITE
-"""
+"""``python -m pytest_openmed.planner``: see :mod:`pytest_openmed.planner.cli`."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """The planner release gate: load a planner by reference, qualify, give verdicts.
 
-PYTEST_DONT_REWRITE
-
 Called by the plugin (and by the gate-file evaluator contract in
 ``pytest_openmed.plugin.gate_files``).  A scenario item is ``critical`` on any
 critical event, ``threshold`` when the scenario did not complete, else

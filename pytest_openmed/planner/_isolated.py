@@ -1,7 +1,5 @@
 """Qualification in a child process: a planner's crash or exit is its own planner error.
 
-PYTEST_DONT_REWRITE
-
 ``--openmed-isolate`` (ini ``openmed_isolate``) qualifies each planner gate
 without a ``dialect`` (each trial) through the planner command line in a
 fresh interpreter.  The child inherits the environment and

@@ -1,7 +1,5 @@
 """Discard everything untrusted planner code emits, and always put every channel back.
 
-PYTEST_DONT_REWRITE
-
 Planner output may carry prompts, results or patient-like text (LLM client
 libraries log prompts), so none of it may reach a terminal, a CI log, a
 captured pytest section or junit XML.  For the block's duration:

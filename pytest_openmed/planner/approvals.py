@@ -1,7 +1,5 @@
 """Human-review approval tokens: bound to one call, one role, one use.
 
-PYTEST_DONT_REWRITE
-
 A write that needs review may proceed only with a token a reviewer issued for
 *that exact call* (its canonical digest), in *that role*, not yet expired and
 never presented before.  The token is a plain ``str`` of a fixed shape; the

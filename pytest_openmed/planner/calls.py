@@ -1,7 +1,5 @@
 """What a planner sees and what it proposes.
 
-PYTEST_DONT_REWRITE
-
 A planner is a trusted local callable but its *output* is untrusted: a
 ``ProposedToolCall`` therefore never validates at construction (the harness
 judges every field later, without calling a method on any of them).  The

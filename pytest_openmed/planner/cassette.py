@@ -1,6 +1,7 @@
 """Record and replay: qualify a wire-format model once live, then offline from a cassette.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 A cassette (JSON, schema ``planner-cassette``) holds, per run (the
 qualification, then each injection style) and per scenario and turn, the
@@ -113,6 +114,28 @@ class FewerTrialsError(StaleCassetteError):
             self,
             f"{self.CODE}: the cassette holds fewer trials than the gate asks for; "
             "record again (--openmed-record resumes: the recorded trials are kept)",
+        )
+
+
+class InjectionSuiteNotRecorded(StaleCassetteError):
+    """``injection_suite`` is on, but the cassette was recorded without the suite's runs."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: injection_suite is on but the cassette holds no injection-suite runs "
+            "(it was switched on after recording); record again",
+        )
+
+
+class DialectChanged(StaleCassetteError):
+    """The gate's ``dialect`` is not the one the cassette was recorded in."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the cassette was recorded in another dialect than the gate's; "
+            "record again",
         )
 
 
@@ -569,6 +592,8 @@ def qualify_wire_trials(
         raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
         return _replay(dialect, load_cassette(cassette), injection_suite, trials)
+    if record and cassette is not None:
+        _check_writable(Path(cassette))  # before the model is called at all
     if live is None:
         raise InputRefused("a live wire qualification needs the model's planner reference")
     return _Session(dialect, policy.wrap(live), injection_suite, trials, policy).run(
@@ -683,9 +708,33 @@ def _resumable(cassette: Path, dialect: str, suite: bool, trials: int) -> Casset
     return existing
 
 
+def _check_writable(cassette: Path) -> None:
+    """Refuse, before any model call, a cassette path that cannot be written."""
+    import os
+
+    directory = cassette.parent
+    if (
+        cassette.is_dir()
+        or not directory.is_dir()
+        or not os.access(directory, os.W_OK | os.X_OK)
+        or (cassette.exists() and not os.access(cassette, os.W_OK))
+    ):
+        raise CassetteWriteError(
+            "the cassette could not be written: its directory does not exist or is not writable "
+            "(checked before any model call)"
+        )
+
+
 def _write(cassette: Path, recorded: Cassette) -> None:
+    """Write the recording; refuse one replay would refuse (over 64 MiB) instead of writing it."""
+    text = recorded.to_text()
+    if len(text.encode("utf-8")) > _MAX_CASSETTE_BYTES:
+        raise CassetteWriteError(
+            "the recorded cassette would exceed 64 MiB, the most replay reads; nothing was "
+            "written (the model's responses are too large to replay)"
+        )
     try:
-        atomic_write_text(cassette, recorded.to_text())
+        atomic_write_text(cassette, text)
     except (OSError, ValueError):
         raise CassetteWriteError("the cassette could not be written") from None
 
@@ -705,10 +754,12 @@ def _replay_trial(
 
 def _replay(dialect: str, cassette: Cassette, injection_suite: bool, trials: int) -> WireTrials:
     if cassette.dialect != dialect:
-        raise StaleCassetteError()
+        raise DialectChanged()
     if not set(range(trials)) <= cassette.trial_indices(injection_suite):
         if trials > 1 and 0 in cassette.trial_indices(injection_suite):
             raise FewerTrialsError()
+        if injection_suite and set(range(trials)) <= cassette.trial_indices(False):
+            raise InjectionSuiteNotRecorded()
         raise StaleCassetteError()
     usage = _Usage()
     results = []

@@ -1,7 +1,5 @@
 """The fixed synthetic tool catalog and the scope the harness grants.
 
-PYTEST_DONT_REWRITE
-
 Four tools, none of them executable: the harness only judges *proposals* to
 call them.  Each tool carries a self-contained JSON Schema (Draft 2020-12)
 whose annotations name the workflow purpose it serves and the data class of

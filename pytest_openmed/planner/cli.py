@@ -1,6 +1,7 @@
 """Command line: ``python -m pytest_openmed.planner --planner mod:attr --output report.json``.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 With ``--dialect`` the reference names a wire-format model; with
 ``--cassette`` the run replays it (``--record``: calls the model and rewrites

@@ -1,7 +1,5 @@
 """Scripted control planners: one that qualifies and a few that must not.
 
-PYTEST_DONT_REWRITE
-
 The controls prove the harness both ways: ``control_planner`` behaves and
 qualifies (6 scenarios, 8 proposals, 8 schema-valid calls, 6 completions, no
 critical event); each known-bad control differs from it in exactly one

@@ -1,6 +1,7 @@
 """HMAC-signed capability grants: who may call which tool, where, how.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Authority is a signed manifest, not a list the harness happens to hold: the
 issuer seals the exact ``tool@version``/resource/action/policy tuples with an

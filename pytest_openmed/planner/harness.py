@@ -1,6 +1,7 @@
 """The qualification harness: six governed scenarios, every proposal judged.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 ``qualify_planner(planner)`` asks the planner, turn by turn, what it wants to
 call, and judges each proposal in a fixed order (docs/planner.md, "How each

@@ -1,7 +1,5 @@
 """The injection-robustness suite: the hostile scenario under many attack styles.
 
-PYTEST_DONT_REWRITE
-
 Beside ``hostile-result``'s one hostile text, the suite runs the same
 scenario once per injection style, drawn from the prompt-injection literature
 and benchmarks (AgentDojo, InjecAgent and the attack taxonomies they build

@@ -1,7 +1,5 @@
 """Qualify an MCP agent: live through the governed server, recording, or from a cassette.
 
-PYTEST_DONT_REWRITE
-
 The one entry point shared by the CLI (``openmed-planner serve``), the gate
 and the fixture.  Replaying needs no MCP SDK: the conversations are ``mcp``
 cassettes (:mod:`pytest_openmed.planner.cassette`), trials included (trial

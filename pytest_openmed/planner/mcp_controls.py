@@ -1,6 +1,7 @@
 """The MCP control pair: scripted MCP hosts that connect to the governed server.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Each is a ``run_agent(server_params, scenario_id)`` hook, a generic MCP client
 host written with the SDK's own client (``ClientSession`` over ``stdio_client``

@@ -1,7 +1,5 @@
 """The governed MCP server: the qualification served over MCP, stdio or loopback HTTP.
 
-PYTEST_DONT_REWRITE
-
 Built on the official MCP Python SDK (the ``mcp`` extra), imported only by
 this module, which nothing imports at plugin load.  One server serves one
 qualification.  It listens with streamable HTTP on ``127.0.0.1`` only, on a

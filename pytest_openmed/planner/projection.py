@@ -1,8 +1,6 @@
 """Minimum-data projection: a tool may run only for the workflow's purpose
 and only over data classes the workflow was granted.
 
-PYTEST_DONT_REWRITE
-
 A capability grant says *which tool*; the projection says *which data*.  It
 reads the tool's own schema annotations (the purpose at the top, a data class
 on every field) and refuses on a purpose mismatch, an ungranted data class, a

@@ -1,7 +1,5 @@
 """The planner qualification report: counts, rates and the verdict.
 
-PYTEST_DONT_REWRITE
-
 The report holds counts only; rates and ``qualified`` are derived from them,
 never stored independently, so a report cannot say "qualified" next to a
 critical count.  It carries no tool name, argument, token, prompt, result,

@@ -1,7 +1,5 @@
 """The six governed scenarios, in the order the harness runs them.
 
-PYTEST_DONT_REWRITE
-
 Each scenario fixes the task text, the exact sequence of ``(turn, tool)`` a
 well-behaved planner proposes, whether review must end up pending, and (for
 the two result scenarios) the synthetic tool result shown on turn 1.  The

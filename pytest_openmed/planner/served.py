@@ -1,6 +1,7 @@
 """Serve the qualification to an MCP host: each ``tools/call`` is one harness turn.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 An *agent* is an MCP host (an app, an IDE, an agent framework) with a model
 inside, reaching tools only through MCP servers.  It is qualified unmodified:

@@ -1,7 +1,5 @@
 """Trials: k independent conversations per scenario and style, judged as rates.
 
-PYTEST_DONT_REWRITE
-
 A tool-calling model is stochastic: one conversation per scenario is a
 behaviour test, not a rate.  With ``trials = k`` every scenario (and every
 injection style) runs k independent conversations; the gate reports per

@@ -1,6 +1,7 @@
 """Wire formats: qualify a model that speaks a published tool-calling dialect.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 ``wire_planner(model, dialect)`` turns ``model(request: dict) -> dict`` into a
 planner.  Each turn, the planner context is rendered as a request in the

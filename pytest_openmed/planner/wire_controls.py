@@ -1,7 +1,5 @@
 """Wire-format twins of the control planner: rule-based "models" answering in each dialect.
 
-PYTEST_DONT_REWRITE
-
 Each twin reads the request exactly as a model would (the task text, its own
 earlier calls and the tool results in the transcript) and answers with a
 response in its dialect, so the whole wire path — rendering, model,

@@ -1,7 +1,5 @@
 """pytest hooks of pytest-openmed: options, markers, collection, fixtures, report.
 
-PYTEST_DONT_REWRITE
-
 This module is imported on every pytest run that has the plugin installed,
 so it stays cheap: it imports no engine and no heavy dependency.  Engines load
 when a gate item runs or a fixture is used.

@@ -1,7 +1,5 @@
 """The plugin's fixtures: gates inside ordinary tests.
 
-PYTEST_DONT_REWRITE
-
 Each fixture records its verdicts with :func:`record_gate_result`, so they
 reach the report, the summary and downstream hooks exactly like gate items.
 """

@@ -1,7 +1,5 @@
 """Gate files (``*.openmed.toml``): parsing and validation into gate specs.
 
-PYTEST_DONT_REWRITE
-
 A gate file declares gates by kind (``[[claims]]``, ``[[planner]]``,
 ``[[pack]]``).  This module reads the TOML and hands each table to its
 engine's declaration constructor (``claims.declaration.declare``…), loaded

@@ -1,7 +1,5 @@
 """Hook specifications that pytest-openmed offers to downstream plugins.
 
-PYTEST_DONT_REWRITE
-
 Registered with ``pytest_addhooks``; implement them in a ``conftest.py`` or a
 plugin of your own to forward gate verdicts (dashboards, release notes) or to
 amend the written report.  Both hooks see only value-free data.

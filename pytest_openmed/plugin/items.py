@@ -1,6 +1,7 @@
 """Gate files, gates and gate items: how declared gates become pytest items.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 ``GateFile`` (a ``*.openmed.toml``) → ``Gate`` (``claims(name)``) → ``GateItem``
 (``overall``).  A gate evaluates its engine once, on first use, and every item

@@ -1,7 +1,5 @@
 """The plugin's markers and their arguments: validated once, before a test runs.
 
-PYTEST_DONT_REWRITE
-
 ``openmed_gate(kind=...)`` tags a test as a gate; ``openmed_claims(...)`` sets
 the thresholds ``claim_scorer`` enforces.  Arguments are checked during
 collection and setup, so a mistake is one line naming the argument (capped

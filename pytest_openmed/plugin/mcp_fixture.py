@@ -1,7 +1,5 @@
 """The ``qualify_mcp_agent`` fixture: qualify an MCP host inside an ordinary test.
 
-PYTEST_DONT_REWRITE
-
 It starts the governed MCP server for the call (loopback streamable HTTP, or
 the stdio relay a host launches), hands ``run_agent`` the connection
 parameters of each scenario, records the planner verdicts (and, with the

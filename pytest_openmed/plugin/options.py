@@ -1,6 +1,7 @@
 """What one pytest run was asked to do, resolved once from CLI and ini.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Options are validated by ``type=`` callables (CLI) or by the same parsers
 (ini), so a bad value is a usage error before collection.  Precedence is
@@ -65,7 +66,17 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 
 parse_seed = _int_in(0, MAX_SEED, "seed")
 parse_resamples = _int_in(1, 100_000, "resamples")
-parse_min_cell = _int_in(5, 1_000_000, "min_cell")
+
+
+def parse_min_cell(text: str) -> int:
+    """``--openmed-min-cell``: within the multimodal engine's bounds (loaded only when given)."""
+    from pytest_openmed.multimodal.limits import MAX_MIN_CELL, MIN_CELL
+
+    min_cell: int = _int_in(MIN_CELL, MAX_MIN_CELL, "min_cell")(text)
+    return min_cell
+
+
+parse_min_cell.__name__ = "min_cell"
 
 
 def parse_trials(text: str) -> int:
@@ -161,7 +172,7 @@ class RunOptions:
 
     seed: int
     resamples: int
-    min_cell: int
+    min_cell: int | None
     key_env: str | None
     planners: tuple[str, ...]
     controls: bool
@@ -294,7 +305,7 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
     return RunOptions(
         seed=resolve(config, "openmed_seed", "openmed_seed", parse_seed, 0),
         resamples=resolve(config, "openmed_resamples", "openmed_resamples", parse_resamples, 1000),
-        min_cell=resolve(config, "openmed_min_cell", "openmed_min_cell", parse_min_cell, 5),
+        min_cell=resolve(config, "openmed_min_cell", "openmed_min_cell", parse_min_cell, None),
         key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
         planners=tuple(dict.fromkeys(planners)),
         controls=bool(config.getoption("openmed_controls")),
@@ -332,12 +343,23 @@ def _required(config: pytest.Config) -> tuple[int | str, ...]:
 
 
 def _record(config: pytest.Config) -> bool:
-    """``--openmed-record``; refused beside xdist, whose workers would each call the model."""
+    """``--openmed-record``; refused beside xdist, whose workers would each call the model.
+
+    Refused on the controller for any way of starting workers (``-n``, or
+    ``--dist``/``--tx`` without ``-n``): a worker refusing it at startup would
+    crash and be restarted without end.
+    """
     record = bool(config.getoption("openmed_record"))
-    if record and (config.getoption("numprocesses", None) or hasattr(config, "workerinput")):
+    distributed = (
+        config.getoption("numprocesses", None)
+        or config.getoption("tx", None)
+        or config.getoption("dist", "no") not in (None, "no")
+        or hasattr(config, "workerinput")
+    )
+    if record and distributed:
         raise pytest.UsageError(
             "openmed: --openmed-record calls live models and rewrites cassettes; "
-            "run it without pytest-xdist (-n)"
+            "run it without pytest-xdist (-n, --dist, --tx)"
         )
     return record
 

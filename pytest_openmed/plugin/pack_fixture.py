@@ -1,7 +1,5 @@
 """The ``assess_pack`` fixture: a ``[[pack]]`` gate inside an ordinary test.
 
-PYTEST_DONT_REWRITE
-
 The counterpart of ``claim_scorer`` and ``qualify_planner`` for multimodal
 packs.  It assesses in-memory reviews (for example from
 :func:`pytest_openmed.development.simulate_review`) and records the verdict
@@ -35,7 +33,7 @@ class PackAssessor:
     ``min_cell`` precedence: the call's argument > ``--openmed-min-cell`` / ini > default.
     """
 
-    def __init__(self, item: pytest.Item, min_cell: int) -> None:
+    def __init__(self, item: pytest.Item, min_cell: int | None) -> None:
         self._item = item
         self._min_cell = min_cell
         self._calls = 0
@@ -90,6 +88,7 @@ class PackAssessor:
         prefix = call_prefix(self._calls)
         try:
             from pytest_openmed.multimodal import assess_validation
+            from pytest_openmed.multimodal.limits import MIN_CELL
             from pytest_openmed.multimodal.verdict import gate_result
         except ImportError as error:
             dependency = missing_dependency("pack", error)
@@ -110,7 +109,7 @@ class PackAssessor:
                 tuple(reviews),
                 key=key,
                 adjudications=tuple(adjudications),
-                min_cell=self._min_cell if min_cell is None else min_cell,
+                min_cell=next(v for v in (min_cell, self._min_cell, MIN_CELL) if v is not None),
             )
         except REFUSED as error:
             # Engine refusals are typed and value-free by contract; built

@@ -1,7 +1,5 @@
 """Gathers gate verdicts from test reports; on the controller, reports them.
 
-PYTEST_DONT_REWRITE
-
 Registered per config (like junitxml's ``LogXML``) so its state lives with
 the run.  Under pytest-xdist every worker's test reports, user properties
 included, reach the controller's ``pytest_runtest_logreport``; only the

@@ -1,6 +1,7 @@
 """``--openmed-shard I/N``: this run evaluates one deterministic share of the gates.
 
-PYTEST_DONT_REWRITE
+PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
+(internal invariants): a rewritten one would print the values it compared.
 
 Every item of one gate stays on one shard, so a gate is still evaluated once
 per run.  A gate's shard depends on its id alone (the node id of a declared

@@ -1,7 +1,5 @@
 """One evaluation per gate per run, whichever xdist worker runs its items.
 
-PYTEST_DONT_REWRITE
-
 Under pytest-xdist a gate's items may run on several workers (``--dist
 load``, ``worksteal``, ``each``…).  If each worker evaluated the gate, a
 nondeterministic planner could pass six scenarios on one worker and fail

@@ -1,8 +1,6 @@
 """Gates that will never run: gate tables in a file that is not a gate file, or a gate file
 outside the collected paths.
 
-PYTEST_DONT_REWRITE
-
 Either way nothing is collected and the run looks green, so after collection
 the rootdir is scanned (bounded: hidden, virtual-environment and
 ``norecursedirs`` directories are skipped, at most :data:`MAX_SCAN_ENTRIES`

@@ -1,7 +1,5 @@
 """Waivers: a release owner's bounded, referenced acceptance of a failing gate.
 
-PYTEST_DONT_REWRITE
-
 A waiver file (TOML) lists ``[[waiver]]`` tables, each naming one gate node
 id, an expiry date and an opaque justification reference (a ticket id, never
 free text that could carry patient data).  A waived gate that fails is

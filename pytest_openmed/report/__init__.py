@@ -1,7 +1,5 @@
 """Reading, rendering, storing and comparing JSON gate reports.
 
-PYTEST_DONT_REWRITE
-
 Everything here works on the JSON gate report alone (schema
 ``gate-report``), so no output of this package can disclose more than the
 report it was given.  Nothing here is imported when the plugin loads.

@@ -1,7 +1,5 @@
 """Regression against a previous gate report for claims gates.
 
-PYTEST_DONT_REWRITE
-
 A claims gate regresses when this run's bootstrap interval lies entirely
 above the baseline's (``lower > baseline upper``): a statistically visible
 increase of the unsupported rate, not noise.  The baseline is a report

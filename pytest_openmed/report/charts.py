@@ -1,7 +1,5 @@
 """Inline SVG charts of the HTML report: forest plots, interval bars and trends.
 
-PYTEST_DONT_REWRITE
-
 Static SVG text, so a chart renders without JavaScript, fonts or network.
 Every chart carries a ``<title>`` and a ``<desc>`` and is drawn beside a table
 holding the same numbers; colour is never the only signal (markers differ in

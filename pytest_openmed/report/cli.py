@@ -1,7 +1,5 @@
 """Command line ``openmed-report``: validate, diff and render JSON gate reports.
 
-PYTEST_DONT_REWRITE
-
 Subcommands (each with ``--help``):
 
 * ``validate REPORT``: exit 0 when REPORT matches the gate-report schema, 1 when it

@@ -1,7 +1,5 @@
 """What changed between two gate reports, verdict by verdict.
 
-PYTEST_DONT_REWRITE
-
 Verdicts are matched by node id and part (as baselines match them).  A claims
 verdict regressed by the same rule as ``--openmed-baseline``
 (:meth:`pytest_openmed.report.baseline.Baseline.compare`), so the two never disagree.

@@ -1,7 +1,5 @@
 """Run history: gate reports stored under time-sortable names in a directory the user named.
 
-PYTEST_DONT_REWRITE
-
 A stored run is named ``<UTC time>-<commit>.json`` (``20261201T153000123456Z-
 1a2b3c4d5e6f.json``): names sort by time, the commit comes from the CI
 environment when one of :data:`COMMIT_VARIABLES` holds a hexadecimal commit id

@@ -1,7 +1,5 @@
 """The HTML gate report: one self-contained page rendered from the JSON report alone.
 
-PYTEST_DONT_REWRITE
-
 :func:`render_html` is a pure function of a gate report (and, for trends, of
 earlier stored reports): it can show nothing the JSON does not hold.  The page
 loads nothing (a Content-Security-Policy forbids every fetch), needs no

@@ -1,7 +1,5 @@
 """Reading a JSON gate report at the trust boundary: size, JSON, then the schema.
 
-PYTEST_DONT_REWRITE
-
 Errors say where (a JSON pointer into the document) and what was expected,
 never the offending value: a report handed to ``openmed-report`` may be any file.
 """

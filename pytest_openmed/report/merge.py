@@ -1,7 +1,5 @@
 """Merging the shard reports of one run into one report, one verdict, one exit code.
 
-PYTEST_DONT_REWRITE
-
 Each ``--openmed-shard I/N`` run records under ``run.shard`` which gates it
 was assigned and what proves it belongs to the same run as the others (the
 plugin version, gate-file digests, seed, resamples, overrides, selection

@@ -1,7 +1,5 @@
 """Which run a report is: when it started, what it ran on, and the commit it ran at.
 
-PYTEST_DONT_REWRITE
-
 Everything here is read without a network and without a subprocess: the
 commit comes from the CI's environment (:data:`COMMIT_VARIABLES`) or, failing
 that, from the ``.git`` directory of the working tree (loose refs, packed

@@ -1,7 +1,5 @@
 """Which comparison a verdict failed, said in words, from the report entry alone.
 
-PYTEST_DONT_REWRITE
-
 A failing verdict's ``reason`` names a closed rule; :meth:`GateResult.rule_text`
 words the comparison behind it with the entry's own public numbers, so a reader
 of the Markdown summary or the HTML report sees the rule without reading every

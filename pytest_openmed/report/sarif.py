@@ -1,7 +1,5 @@
 """SARIF 2.1.0 and GitHub workflow commands from a gate report: the formats CI already reads.
 
-PYTEST_DONT_REWRITE
-
 :func:`sarif_document` is a pure function of a gate report (and, for line
 numbers, of the gate files and test modules the report names): one result per
 failing or waived verdict, with its closed rule, its level, a location (the

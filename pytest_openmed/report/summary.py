@@ -1,7 +1,4 @@
-"""Compact, value-free Markdown summary of a gate report (CI step summaries).
-
-PYTEST_DONT_REWRITE
-"""
+"""Compact, value-free Markdown summary of a gate report (CI step summaries)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """What the trends draw from a stored run: a few numbers per verdict, not the whole report.
 
-PYTEST_DONT_REWRITE
-
 A page with 50 stored runs of 1,000 verdicts drew its trends from 50 whole
 reports, read and validated again on every run.  The trends need three
 numbers and a flag per verdict: :func:`view_of` takes them from a report

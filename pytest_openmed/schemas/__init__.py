@@ -1,7 +1,4 @@
-"""JSON Schemas (Draft 2020-12) of every JSON document the package emits.
-
-PYTEST_DONT_REWRITE
-"""
+"""JSON Schemas (Draft 2020-12) of every JSON document the package emits."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Hypothesis strategies for downstream property tests of the three engines.
 
-PYTEST_DONT_REWRITE
-
 Import this package only from test code that uses Hypothesis: it imports
 ``hypothesis`` at module level, and the plugin never imports it.  Every
 strategy decides the outcome first (a claim's state, a proposal's decision)

@@ -1,7 +1,4 @@
-"""Claims and evidence whose four-state outcome is decided before they are built.
-
-PYTEST_DONT_REWRITE
-"""
+"""Claims and evidence whose four-state outcome is decided before they are built."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Small valid validation packs over tiny real assets, with a known assessment.
-
-PYTEST_DONT_REWRITE
-"""
+"""Small valid validation packs over tiny real assets, with a known assessment."""
 
 from __future__ import annotations
 

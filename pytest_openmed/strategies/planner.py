@@ -1,7 +1,4 @@
-"""One turn of planner proposals with the harness decision each must receive.
-
-PYTEST_DONT_REWRITE
-"""
+"""One turn of planner proposals with the harness decision each must receive."""
 
 from __future__ import annotations
 

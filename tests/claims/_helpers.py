@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NoReturn
@@ -72,10 +73,18 @@ class Counting(Iterator[Any]):
         return item
 
 
+#: How a refusal of one record names it (its 0-based position) before the fixed message.
+RECORD_PREFIX = re.compile(r"(?:claims|evidence) record [0-9]+: ")
+
+
 def assert_fixed(error: BaseException) -> None:
-    """The error is a ValueError/TypeError whose text is one of the engine's fixed messages."""
+    """The error is a ValueError/TypeError whose text is one of the engine's fixed messages,
+    after the position of the record it refuses when it refuses one."""
     assert isinstance(error, ValueError | TypeError), type(error)
-    assert len(error.args) == 1 and error.args[0] in MESSAGES, error.args
+    assert len(error.args) == 1, error.args
+    prefix = RECORD_PREFIX.match(error.args[0])
+    text = error.args[0][prefix.end() :] if prefix else error.args[0]
+    assert text in MESSAGES, error.args
     assert error.__cause__ is None
     assert error.__context__ is None or error.__suppress_context__
 

@@ -270,7 +270,7 @@ def test_an_iterator_that_raises_is_reported_as_such() -> None:
     assert str(caught.value) == messages.ITERATION_FAILED
     with pytest.raises(TypeError) as caught:
         score_summary_claims([RaisingProperty(claim(), "claim_key", RuntimeError)], [])
-    assert str(caught.value) == messages.RECORD_UNREADABLE
+    assert str(caught.value) == "claims record 0: " + messages.RECORD_UNREADABLE
 
 
 @pytest.mark.parametrize(

@@ -325,7 +325,7 @@ def test_bad_inputs_of_a_gate_are_errors_not_verdicts(tmp_path: Path) -> None:
     spec = gate_dir(tmp_path, "", [claim("a"), claim("a")], [evidence("ev-1")])
     with pytest.raises(ValueError) as caught:
         evaluate_gate(spec, GateSettings())
-    assert str(caught.value) == messages.DUPLICATE_CLAIM_ID
+    assert str(caught.value) == "claims input, index 1: " + messages.DUPLICATE_CLAIM_ID
     (tmp_path / "evidence.jsonl").unlink()
     with pytest.raises(OSError) as missing:
         evaluate_gate(spec, GateSettings())

@@ -366,7 +366,8 @@ def test_relation_flags_must_be_real_bools(flag: str) -> None:
 
 
 def test_duplicate_evidence_ids_are_rejected() -> None:
-    fails(ValueError, messages.DUPLICATE_EVIDENCE_ID, read_evidence, [evidence("e"), evidence("e")])
+    duplicate = "evidence record 1: " + messages.DUPLICATE_EVIDENCE_ID  # the second one
+    fails(ValueError, duplicate, read_evidence, [evidence("e"), evidence("e")])
     assert read_evidence([evidence(1), evidence("1")]).count == 2
 
 

@@ -106,7 +106,8 @@ def test_citing_the_same_row_twice_is_harmless() -> None:
 
 
 def test_duplicate_claim_ids_are_rejected() -> None:
-    fails(ValueError, messages.DUPLICATE_CLAIM_ID, [claim("c"), claim("c")], [evidence()])
+    duplicate = "claims record 1: " + messages.DUPLICATE_CLAIM_ID  # the second one
+    fails(ValueError, duplicate, [claim("c"), claim("c")], [evidence()])
 
 
 def test_counts_rates_and_classes() -> None:

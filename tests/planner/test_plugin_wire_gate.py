@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 import xml.etree.ElementTree as ET
 
@@ -51,7 +52,8 @@ def gate(name: str, planner: str | None = "models:model", **extra: object) -> st
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(models=textwrap.dedent(MODELS))
     pytester.syspathinsert()
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path))
+    inherited = os.environ.get("PYTHONPATH")  # the checkout under test, when one is set
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(pytester.path), inherited])))
     (pytester.path / "cassettes").mkdir()
     return pytester
 
@@ -239,9 +241,15 @@ def test_recording_a_cassette_only_gate_is_an_error(project: pytest.Pytester) ->
     result.stdout.fnmatch_lines(["*recording needs the model's planner reference*"])
 
 
-def test_record_refuses_xdist(project: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    "workers",
+    [["-n", "2"], ["--dist", "load", "--tx", "2*popen"]],
+    ids=["numprocesses", "dist-and-tx"],
+)
+def test_record_refuses_xdist(project: pytest.Pytester, workers: list[str]) -> None:
+    """Refused before any worker starts (a worker refusing it would be restarted without end)."""
     write_gates(project, gate("triage", dialect="openai", cassette=CASSETTE))
-    result = project.runpytest_subprocess("--openmed-record", "-n", "2")
+    result = project.runpytest_subprocess("--openmed-record", *workers, timeout=120)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--openmed-record*without pytest-xdist*"])
     assert not (project.path / CASSETTE).exists()

@@ -1,7 +1,5 @@
 """Generators of synthetic clinical-format sources with known ground truth.
 
-PYTEST_DONT_REWRITE
-
 Each generator takes a seed and a slice (``nominal``, ``adverse_acquisition``,
 ``ambiguity_conflict``) and returns a :class:`GeneratedSource`: the asset bytes
 exactly as a component would receive them, plus the ground truth used to score

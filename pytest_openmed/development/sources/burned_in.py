@@ -1,7 +1,5 @@
 """Generated images with synthetic burned-in identifier text and its exact pixel mask.
 
-PYTEST_DONT_REWRITE
-
 A smooth synthetic "acquisition" (dark field, a soft elliptical body, broad
 Gaussian blobs, a gradient and noise) gets one to four synthetic identifier
 strings drawn into its pixels with Pillow's built-in font

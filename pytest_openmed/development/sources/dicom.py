@@ -1,7 +1,5 @@
 """Generated native multi-frame DICOM with known content frames (synthetic, non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 :func:`generate_dicom_frames` writes a multi-frame 16-bit MONOCHROME2 Secondary
 Capture object with pydicom: every frame is a noise floor over a (possibly
 smooth, frame-varying) background, and some frames carry Gaussian "content"

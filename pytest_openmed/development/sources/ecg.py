@@ -1,7 +1,5 @@
 """Generated 12-lead ECG recordings with exact beat and artefact truth (synthetic, non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 A recording is built from five wave pulses per beat (P, Q, R, S, T), each a
 raised-cosine (Hann) pulse with *compact support*: it is exactly zero before
 its onset and after its offset.  Each wave has one cardiac dipole; leads I and

@@ -1,7 +1,5 @@
 """Generated PNG forms with known per-field states, for the form-grounding component.
 
-PYTEST_DONT_REWRITE
-
 A form is rendered with Pillow from a :class:`~pytest_openmed.components.forms.FormTemplate`
 (four solid corner marks, outlined checkboxes and text boxes with printed
 labels, grey pre-printed hint text in every declared placeholder box), then

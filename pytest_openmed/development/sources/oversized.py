@@ -1,7 +1,5 @@
 """Small assets whose headers declare large images: the resource-bound cases (synthetic).
 
-PYTEST_DONT_REWRITE
-
 Each builder returns bytes within the pack's 4 MiB asset limit whose header
 declares as many pixels as asked, so a reader that trusted the header would
 decode (and a component would then process) far more than the file holds.

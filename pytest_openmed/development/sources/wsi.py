@@ -1,7 +1,5 @@
 """Generated pyramidal tiled RGB TIFF slides with a known tissue mask (synthetic, non-diagnostic).
 
-PYTEST_DONT_REWRITE
-
 :func:`generate_wsi_tiles` paints pinkish "tissue" regions (perturbed ellipses
 with a low-frequency stain texture and dark "nuclei") on a bright background,
 and writes a pyramid with tifffile: level 0 as the main IFD, each reduced level
