@@ -26,11 +26,13 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 __all__ = [
+    "LEADS_DIFFER",
     "MAX_DICOM_CHANNELS",
     "MAX_SAMPLES_PER_LEAD",
     "MAX_SAMPLING_RATE_HZ",
     "MDC_CODES",
     "MIN_SAMPLING_RATE_HZ",
+    "SAMPLES_NOT_FINITE",
     "SCPECG_CODES",
     "STANDARD_LEADS",
     "Waveform",
@@ -38,6 +40,9 @@ __all__ = [
     "read_dicom_ecg",
 ]
 
+#: The refusals of a recording either carrier holds (fixed messages).
+LEADS_DIFFER = "ECG leads have different lengths"
+SAMPLES_NOT_FINITE = "ECG samples must be finite numbers"
 #: The closed set of lead names, in the order every :class:`Waveform` keeps them.
 STANDARD_LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
 #: Sampling-rate bounds of either carrier (Hz).
@@ -159,10 +164,10 @@ def build_waveform(rate: float, named: dict[str, npt.NDArray[np.float64]]) -> Wa
     names = tuple(name for name in STANDARD_LEADS if name in named)
     lengths = {int(named[name].shape[0]) for name in names}
     if len(lengths) != 1:
-        raise CorruptAsset("ECG leads have different lengths")
+        raise CorruptAsset(LEADS_DIFFER)
     samples = np.stack([named[name] for name in names])
     if not np.isfinite(samples).all():
-        raise CorruptAsset("ECG samples must be finite numbers")
+        raise CorruptAsset(SAMPLES_NOT_FINITE)
     try:
         return Waveform(sampling_rate_hz=rate, lead_names=names, samples=samples)
     except (TypeError, ValueError):

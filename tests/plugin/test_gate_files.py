@@ -12,6 +12,7 @@ from pytest_openmed.claims.declaration import Thresholds
 from pytest_openmed.contract import ArgumentSource
 from pytest_openmed.planner.declaration import PLANNER_ITEMS, declare
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
+from tests._files import read_or_refuse
 
 CLAIMS = '[[claims]]\nname = "notes"\nclaims = "c.json"\nevidence = "e.json"\n'
 
@@ -176,12 +177,7 @@ def test_oversized_gate_file(tmp_path: Path) -> None:
 def test_arbitrary_text_is_parsed_or_refused_with_gate_file_error(
     tmp_path_factory: pytest.TempPathFactory, text: str
 ) -> None:
-    path = tmp_path_factory.mktemp("g") / "gates.openmed.toml"
-    path.write_bytes(text.encode("utf-8", errors="replace"))
-    try:
-        parse_gate_file(path)
-    except GateFileError:
-        pass
+    read_or_refuse(tmp_path_factory, "gates.openmed.toml", text, parse_gate_file, GateFileError)
 
 
 @pytest.mark.parametrize("reference", ["mod", "mod:", ":attr", "a b:c", "mod:attr.x", "1mod:x"])

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.plugin.waivers import Waiver, WaiverError, load_waivers, unmatched_waivers
+from tests._files import read_or_refuse
 
 TODAY = datetime.date(2026, 11, 30)
 
@@ -59,12 +60,9 @@ def test_an_unreadable_file_does_not_echo_its_path(tmp_path: Path) -> None:
 def test_arbitrary_text_is_read_or_refused_with_a_waiver_error(
     tmp_path_factory: pytest.TempPathFactory, text: str
 ) -> None:
-    path = tmp_path_factory.mktemp("w") / "waivers.toml"
-    path.write_bytes(text.encode("utf-8", errors="replace"))
-    try:
-        load_waivers(path, today=TODAY)
-    except WaiverError:
-        pass
+    read_or_refuse(
+        tmp_path_factory, "waivers.toml", text, lambda p: load_waivers(p, today=TODAY), WaiverError
+    )
 
 
 @settings(max_examples=200, deadline=None)

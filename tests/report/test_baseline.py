@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.report.baseline import BaselineError, load_baseline
+from tests._files import read_or_refuse
 
 NODE = "gates.openmed.toml::claims(notes)::overall"
 
@@ -91,12 +92,7 @@ def test_other_kinds_and_unknown_gates_are_left_alone(tmp_path: Path) -> None:
 def test_arbitrary_text_is_read_or_refused_with_a_baseline_error(
     tmp_path_factory: pytest.TempPathFactory, text: str
 ) -> None:
-    path = tmp_path_factory.mktemp("b") / "base.json"
-    path.write_bytes(text.encode("utf-8", errors="replace"))
-    try:
-        load_baseline(path)
-    except BaselineError:
-        pass
+    read_or_refuse(tmp_path_factory, "base.json", text, load_baseline, BaselineError)
 
 
 json_values = st.recursive(
