@@ -88,7 +88,7 @@ class SealedMapping:
         for name in ("pack_digest", "reviewer_digest", "identity_digest", "key_check", "seal"):
             if not is_digest(getattr(self, name)):
                 raise InvalidInput(f"mapping field {name} must be a 'sha256:' digest")
-        rows = materialise(self.aliases, MAX_UNITS, "a mapping holds more than 256 units")
+        rows = materialise(self.aliases, MAX_UNITS, f"a mapping holds more than {MAX_UNITS} units")
         checked: list[AliasRow] = []
         for row in rows:
             if isinstance(row, str | bytes | Mapping):

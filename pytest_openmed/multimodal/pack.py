@@ -299,9 +299,11 @@ class ValidationPack:
             raise InvalidInput("the two candidates need different evaluator-side names")
         if candidates[0].digest == candidates[1].digest:
             raise InvalidInput("the two candidates have identical lineage")
-        cases = materialise(self.cases, MAX_UNITS, "a pack holds more than 256 source units")
+        cases = materialise(
+            self.cases, MAX_UNITS, f"a pack holds more than {MAX_UNITS} source units"
+        )
         if not cases or not all(type(case) is ValidationCase for case in cases):
-            raise InvalidInput("a pack needs one to 256 ValidationCase values")
+            raise InvalidInput(f"a pack needs one to {MAX_UNITS} ValidationCase values")
         names = {c.name for c in candidates}
         assets: dict[str, SourceAsset] = {}
         total = 0
@@ -319,9 +321,11 @@ class ValidationPack:
         if len({case.unit_digest for case in cases}) != len(cases):
             raise InvalidInput("two cases share one source unit digest")
         if total > MAX_PACK_BYTES:
-            raise LimitExceeded("the pack's assets exceed the 64 MiB limit")
+            raise LimitExceeded(f"the pack's assets exceed the {MAX_PACK_BYTES // 2**20} MiB limit")
         if json_total > MAX_PACK_JSON_BYTES:
-            raise LimitExceeded("the pack's outputs and contexts exceed 16 MiB of JSON")
+            raise LimitExceeded(
+                f"the pack's outputs and contexts exceed {MAX_PACK_JSON_BYTES // 2**20} MiB of JSON"
+            )
         object.__setattr__(self, "candidates", candidates)
         object.__setattr__(self, "cases", cases)
         object.__setattr__(self, "total_bytes", total)

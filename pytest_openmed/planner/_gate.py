@@ -171,6 +171,36 @@ def load_planner(reference: str) -> Callable[..., object]:
     return planner  # type: ignore[return-value]
 
 
+def check_resolves(reference: str) -> None:
+    """Refuse a reference whose module cannot be found, without importing the module itself.
+
+    A replayed cassette never runs its model, but a reference that no longer
+    resolves (a renamed module, a typo) must not pass from the cassette.  Only
+    the module's parent packages are imported (as ``importlib.util.find_spec``
+    does), their output discarded.
+    """
+    import importlib.util
+
+    if (
+        type(reference) is not str
+        or len(reference) > _MAX_REFERENCE_CHARS
+        or not REFERENCE.fullmatch(reference)
+    ):
+        raise MalformedPlannerReference()
+    module_name = reference.partition(":")[0]
+    failure: type[UnloadablePlanner] | None = None
+    with discarded_output():
+        try:
+            if importlib.util.find_spec(module_name) is None:
+                failure = PlannerModuleNotFound
+        except ModuleNotFoundError:
+            failure = PlannerModuleNotFound
+        except (Exception, SystemExit):
+            failure = PlannerImportRaised
+    if failure is not None:
+        raise failure()
+
+
 def _names_the_module(missing: str | None, module_name: str) -> bool:
     """Whether the module not found is the planner's module or a package above it.
 
@@ -396,6 +426,8 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
         reference = declaration.planner
         loads = declaration.imports_planner(settings.record)
         model = load_planner(reference) if reference is not None and loads else None
+        if reference is not None and not loads:
+            check_resolves(reference)  # replaying: the reference still names a module
         live = model is not None
         policy = RecordingPolicy(
             concurrency=declaration.record_concurrency,

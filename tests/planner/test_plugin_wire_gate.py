@@ -85,12 +85,29 @@ def test_record_then_replay_without_calling_the_model(project: pytest.Pytester) 
 def test_a_replaying_gate_never_imports_its_model(project: pytest.Pytester) -> None:
     write_gates(project, gate("triage", dialect="openai", cassette=CASSETTE))
     project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
+    # Its module imports an SDK that CI lacks: found, never imported, so the replay passes.
+    project.makepyfile(sdk_model="import missing_sdk_module\n\nmodel = None\n")
     write_gates(
-        project, gate("triage", planner="missing_sdk_module:model", dialect="openai",
-                      cassette=CASSETTE),
+        project, gate("triage", planner="sdk_model:model", dialect="openai", cassette=CASSETTE),
         gate("bare", planner=None, dialect="openai", cassette=CASSETTE),
     )  # fmt: skip
     project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=14)
+
+
+def test_a_replaying_gate_whose_reference_does_not_resolve_is_an_error(
+    project: pytest.Pytester,
+) -> None:
+    """A renamed or misspelt model module must not pass from its cassette."""
+    write_gates(project, gate("triage", dialect="openai", cassette=CASSETTE))
+    project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
+    write_gates(
+        project, gate("triage", planner="renamed_models:model", dialect="openai",
+                      cassette=CASSETTE),
+    )  # fmt: skip
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=7)
+    result.stdout.fnmatch_lines(["*OPENMED-PLANNER-NOT-FOUND*"])
+    assert "renamed_models" not in result.stdout.str().replace("planner(triage)", "")
 
 
 def test_a_changed_prompt_is_a_stale_cassette_error_never_a_pass(
