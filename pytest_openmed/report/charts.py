@@ -27,12 +27,19 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+#: The range an axis top is chosen in: a report may hold any finite float (its schema's
+#: bound), and beyond these a power of ten underflows to 0 or the margin overflows.
+_SMALLEST_TOP = 1e-12
+_LARGEST_TOP = 1e300
+
+
 def _nice_top(value: float) -> float:
     """The smallest of 0.05, 0.1, 0.2, 0.25, 0.5, 1 (times a power of ten) at or above ``value``."""
     import math
 
     if value <= 0:
         return 0.05
+    value = min(max(value, _SMALLEST_TOP), _LARGEST_TOP)  # any finite number a report holds
     scale: float = 10.0 ** math.floor(math.log10(value))
     for step in (1.0, 2.0, 2.5, 5.0, 10.0):
         if step * scale >= value - 1e-12:
@@ -48,7 +55,7 @@ class _Axis:
     """
 
     def __init__(self, values: Sequence[float], left: float, width: float) -> None:
-        self.top = min(1.0, _nice_top(max([0.0, *values]) * 1.1))
+        self.top = min(1.0, _nice_top(min(max([0.0, *values]), 1.0) * 1.1))
         self.left = left
         self.width = width
 
@@ -213,7 +220,7 @@ def trend_chart(
     values = [v for p in points for v in (p.value, p.upper) if v is not None]
     if limit is not None:
         values.append(limit)
-    peak = max([0.0, *values])
+    peak = min(max([0.0, *values]), _LARGEST_TOP)
     span = max(1.0, float(int(peak * 1.1) + 1)) if integer else _nice_top(peak * 1.1)
     count = max(len(points), 1)
     step = (_WIDTH - left - right) / max(count - 1, 1)
