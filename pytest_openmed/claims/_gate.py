@@ -15,7 +15,12 @@ from pytest_openmed._exact import exact_upper, minimum_trials
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.declaration import GateDeclaration, Thresholds
-from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
+from pytest_openmed.claims.records import (
+    MAX_CLAIMS,
+    MAX_EVIDENCE,
+    STANDARD_CLASSES,
+    normalise_class,
+)
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
 from pytest_openmed.contract import (
@@ -139,7 +144,7 @@ def evaluate_thresholds(
         normalised = normalise_class(label)
         metrics = report.by_claim_class.get(normalised)
         if metrics is None and not thresholds.allow_absent:
-            results[f"class[{label}]"] = GateItemRefused(messages.CLASS_ABSENT, normalised)
+            results[f"class[{label}]"] = _absent(label, normalised)
             continue
         results[f"class[{label}]"] = _verdict(metrics, thresholds, normalised)
     return results
@@ -147,6 +152,24 @@ def evaluate_thresholds(
 
 #: Reason recorded for an item refused because its collection is too small for ``max_upper``.
 UNDERPOWERED = "underpowered"
+
+
+def _absent(label: str, normalised: str) -> GateItemRefused:
+    """The refusal of a class threshold no claim has.
+
+    A label that is neither a standard class nor a ``class_`` token is shown as
+    the gate file spells it (configuration, already in the item's node id, not
+    data) with the closest standard class, since a misspelling is the likely cause.
+    """
+    if normalised in STANDARD_CLASSES or normalised == label:
+        return GateItemRefused(messages.CLASS_ABSENT, normalised)
+    import difflib
+
+    closest = difflib.get_close_matches(label, sorted(STANDARD_CLASSES), n=1, cutoff=0.6)
+    figures = {"closest_standard_class": closest[0]} if closest else None
+    return GateItemRefused(messages.CLASS_NOT_STANDARD, label, figures)
+
+
 #: ``gate_upper_method`` of a gate bound: which of the two bounds was the larger.
 BOOTSTRAP, CLOPPER_PEARSON = "bootstrap", "clopper_pearson"
 

@@ -111,6 +111,11 @@ CLASS_ABSENT = (
     "the class has no claims in the data, so its threshold cannot be checked; "
     "set allow_absent = true for a class that may legitimately be empty"
 )
+CLASS_NOT_STANDARD = (
+    "not a standard class, and no claim has it, so its threshold cannot be checked; "
+    "check the gate file's spelling (closest_standard_class names the nearest standard "
+    "class) or set allow_absent = true"
+)
 UNDERPOWERED = (
     "underpowered: with this few claims the exact upper bound exceeds max_upper even with "
     "no unsupported claim, so the gate cannot pass; needed_claims says how many it needs"

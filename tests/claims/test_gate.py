@@ -260,9 +260,20 @@ def test_a_class_absent_from_the_input_is_refused_not_passed() -> None:
     assert isinstance(absent, GateItemRefused) and str(absent) == messages.CLASS_ABSENT
     assert absent.describe() == "allergy: " + messages.CLASS_ABSENT  # a standard class is named
     custom = result["class[zq_custom]"]
-    assert isinstance(custom, GateItemRefused)
-    assert custom.subject == normalise_class("zq_custom") and "zq" not in custom.describe()
+    assert isinstance(custom, GateItemRefused)  # named as the gate file spells it (configuration)
+    assert custom.describe() == "zq_custom: " + messages.CLASS_NOT_STANDARD
     assert result["overall"].passed  # type: ignore[union-attr]
+
+
+def test_a_misspelt_class_suggests_the_closest_standard_class() -> None:
+    result = evaluate_thresholds(
+        report_with(5, 5), declared(classes={"medicaton": {"max_unsupported_rate": 0.1}})
+    )
+    misspelt = result["class[medicaton]"]
+    assert isinstance(misspelt, GateItemRefused)
+    assert misspelt.describe() == (
+        f"medicaton: {messages.CLASS_NOT_STANDARD} (closest_standard_class=medication)"
+    )
 
 
 def test_a_class_allowed_absent_passes_with_zero_claims() -> None:

@@ -22,7 +22,8 @@ def test_a_class_threshold_naming_an_absent_class_is_an_error_of_that_item(
     result.stdout.fnmatch_lines(
         [
             "*" + esc("claims(notes)::class[medications]") + " ERROR*",
-            "openmed claims gate input refused: class_*: the class has no claims in the data*",
+            "openmed claims gate input refused: medications: not a standard class, and no claim "
+            "has it*(closest_standard_class=medication)",
         ]
     )
     report = validate_report(pytester.path / "r.json")
@@ -30,9 +31,10 @@ def test_a_class_threshold_naming_an_absent_class_is_an_error_of_that_item(
     assert (absent["outcome"], absent["status"], absent["metrics"]) == ("error", None, {})
 
 
-def test_a_standard_class_is_named_and_a_custom_one_stays_a_token(
+def test_a_standard_class_is_named_and_a_custom_one_as_the_gate_file_spells_it(
     pytester: pytest.Pytester,
 ) -> None:
+    """A gate file's class names are configuration (already in the node id), not data."""
     write_claims_project(
         pytester.path,
         HEAD + "[claims.classes.allergy]\nmax_upper = 0.9\n"
@@ -48,8 +50,9 @@ def test_a_standard_class_is_named_and_a_custom_one_stays_a_token(
         if "input refused" in line and not line.startswith("ERROR ")
     ]
     assert len(errors) == 2
-    assert not any(CANARY.lower() in line for line in errors)  # only in the node id header
-    assert "class_" in errors[0] + errors[1]
+    custom = f"input refused: {CANARY.lower()}_ward: not a standard class, and no claim has it"
+    assert custom in errors[1] and "closest_standard_class=" not in errors[1]  # nothing is close
+    assert "class_" not in errors[0] + errors[1]
 
 
 def test_allow_absent_lets_an_empty_class_pass_with_zero_claims(pytester: pytest.Pytester) -> None:
