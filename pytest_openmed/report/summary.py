@@ -185,10 +185,17 @@ def verdict_breakdown(report: Mapping[str, Any]) -> dict[str, int]:
     The terminal summary and the Markdown summary both count with this, so they agree.
     """
     verdicts = dict(report["summary"]["statuses"])
-    unjudged = [e for e in report["gates"] if e["status"] is None and e["kind"] != "custom"]
+    unjudged = [entry for entry in report["gates"] if entry["status"] is None]
     missing = sum(1 for entry in unjudged if entry["reason"] == MISSING_DEPENDENCY)
-    verdicts["refused"] = len(unjudged) - missing
+    refused = sum(
+        1
+        for entry in unjudged
+        if entry["reason"] != MISSING_DEPENDENCY and entry.get("outcome") == "error"
+    )
+    verdicts["refused"] = refused
     verdicts["missing dependency"] = missing
+    # A tagged test that carried no engine verdict and was not an error (a custom gate).
+    verdicts["no engine verdict"] = len(unjudged) - missing - refused
     return verdicts
 
 
