@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import Any
 
 from pytest_openmed.contract import MISSING_DEPENDENCY
+from pytest_openmed.multimodal.vocabulary import ReportOrigin
 
 __all__ = [
     "KEY_METRICS",
@@ -156,7 +157,18 @@ def _passed_group(group: str, gate: Sequence[Mapping[str, Any]]) -> str:
         line += f"; expected status reached: {status} ({reason}) on all {len(gate)}"
     elif reached:
         line += "; expected statuses reached: " + ", ".join(reached)
+    if any(_simulated(entry) for entry in gate):  # said in every channel, passing or not
+        line += f"; review_origin={SIMULATED_ORIGIN}"
     return line
+
+
+#: The ``review_origin`` of a pack verdict over simulated reviews (docs/multimodal.md).
+SIMULATED_ORIGIN = ReportOrigin.DEVELOPMENT_SIMULATION.value
+
+
+def _simulated(entry: Mapping[str, Any]) -> bool:
+    metrics = entry.get("metrics")
+    return isinstance(metrics, Mapping) and metrics.get("review_origin") == SIMULATED_ORIGIN
 
 
 def _cell(text: str) -> str:
