@@ -69,7 +69,7 @@ def test_refused_fixture_input_is_a_value_free_error(
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(
         [
-            "*openmed claims gate input refused: ValueError: duplicate claim_id*",
+            "*openmed claims gate input refused: ValueError: claims record * duplicate claim_id*",
             "*openmed planner gate input refused: TypeError: planner must be a callable*",
             "*openmed development_pack fixture input refused: ValueError: task must be*",
         ]
