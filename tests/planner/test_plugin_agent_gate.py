@@ -36,9 +36,12 @@ def test_record_then_replay_even_when_the_agent_is_not_importable(
     )
     recorded.assert_outcomes(passed=21 - 3, failed=3)
     assert (project.path / CASSETTE).is_file()
-    # CI has neither the host nor its module: the replay never imports it
+    # CI lacks the host: its module imports an SDK that is not installed, so it is found
+    # (a reference must still resolve) but the replay never imports it
+    project.makepyfile(host_agent="import missing_host_sdk\n\nrun_agent = None\n")
+    project.syspathinsert()
     gates.write_text(
-        gate("triage", agent="no_such_module:run_agent", cassette=CASSETTE, injection_suite=True)
+        gate("triage", agent="host_agent:run_agent", cassette=CASSETTE, injection_suite=True)
     )
     replayed = project.runpytest("-p", "no:cacheprovider", "--openmed-report=b.json")
     replayed.assert_outcomes(passed=21 - 3, failed=3)

@@ -17,6 +17,8 @@ CASSETTE = "cassettes/triage.json"
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     pytester.makepyfile(models=textwrap.dedent(MODELS))
     pytester.syspathinsert()
+    # where a user puts the model module: xdist workers resolve the reference there too
+    pytester.makeini("[pytest]\npythonpath = .\n")
     monkeypatch.setenv("PYTHONPATH", str(pytester.path))
     (pytester.path / "cassettes").mkdir()
     return pytester
