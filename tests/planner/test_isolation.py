@@ -82,3 +82,25 @@ def test_qualify_isolated_reads_back_the_childs_reports() -> None:
     )
     assert report.qualified
     assert injection is not None and injection.compliance_count == 0
+
+
+def test_an_isolated_planner_that_kills_its_process_errs_every_injection_item(
+    pytester: pytest.Pytester,
+) -> None:
+    _project(pytester, "vanishes")
+    gates = pytester.path / "gates.openmed.toml"
+    gates.write_text(gates.read_text() + "injection_suite = true\n")
+    result = pytester.runpytest_subprocess("--openmed-isolate", "--openmed-report=r.json")
+    result.assert_outcomes(failed=21)
+    report = validate_report(pytester.path / "r.json")
+    assert {gate["metrics"]["planner_error_cause"] for gate in report["gates"]} == {"exited"}
+
+
+def test_qualify_isolated_reads_back_each_styles_cause() -> None:
+    _, injection = qualify_isolated(
+        "tests.planner.test_injection_error_causes:_returns_none",
+        LookupError,
+        injection_suite=True,
+    )
+    assert injection is not None
+    assert {style.planner_error_cause for style in injection.styles} == {"returned_not_a_list"}

@@ -79,3 +79,30 @@ def test_a_planner_interrupt_ends_the_run_without_its_message_or_file(
     output = result.stdout.str() + result.stderr.str()
     assert "KeyboardInterrupt" in output
     assert CANARY not in output and CANARY.lower() not in output
+
+
+@WORKERS
+def test_a_planner_error_names_its_cause_on_every_injection_item(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    pytester.makepyfile(plans=PLANS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "gates.openmed.toml").write_text(
+        '[[planner]]\nname = "mine"\nplanner = "plans:returns_none"\ninjection_suite = true\n'
+    )
+    result = pytester.runpytest_subprocess(
+        *workers, "--openmed-report=r.json", "--junitxml=j.xml", "-rA"
+    )
+    result.assert_outcomes(failed=21)
+    explained = [line for line in result.stdout.lines if "critical (planner_error)" in line]
+    summary = [line for line in result.stdout.lines if line.startswith("FAILED  gates")]
+    assert len(explained) == len(summary) == 21
+    for line in explained + summary:
+        assert "planner_error_cause=returned_not_a_list" in line
+    junit = Path(pytester.path / "j.xml").read_text()
+    assert (
+        junit.count('name="openmed.metric.planner_error_cause" value="returned_not_a_list"') == 21
+    )
+    report = validate_report(pytester.path / "r.json")
+    causes = {gate["nodeid"]: gate["metrics"]["planner_error_cause"] for gate in report["gates"]}
+    assert len(causes) == 21 and set(causes.values()) == {"returned_not_a_list"}
