@@ -1,9 +1,11 @@
-"""Helpers shared by the planner tests: compact counts and scripted deviations."""
+"""Helpers shared by the planner tests: compact counts, scripted deviations, planner projects."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
+
+import pytest
 
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog
@@ -145,3 +147,24 @@ class Recorder:
     def __class__(self) -> type:
         self._hit("__class__")
         return str
+
+
+def planner_project(
+    pytester: pytest.Pytester,
+    source: str,
+    attribute: str,
+    *,
+    module: str = "plans",
+    table: str = "",
+) -> None:
+    """A project whose one planner gate, ``mine``, names ``module:attribute``.
+
+    The module holds ``source`` and lies on pytest's ``pythonpath``, where a user's
+    planner would, so xdist workers and an isolated child import it too; ``table``
+    adds keys to the gate's table.
+    """
+    pytester.makepyfile(**{module: source})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "gates.openmed.toml").write_text(
+        f'[[planner]]\nname = "mine"\nplanner = "{module}:{attribute}"\n{table}'
+    )
