@@ -12,6 +12,11 @@ from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.report import PlannerQualificationReport
 from pytest_openmed.planner.scenarios import SCENARIO_IDS
+from pytest_openmed.planner.wire_controls import (
+    anthropic_control_model,
+    mcp_control_model,
+    openai_control_model,
+)
 
 Turn = Callable[[PlannerContext], object]
 
@@ -41,6 +46,14 @@ BASELINE: Mapping[str, C] = {
     "review-stop": C(1, 1, 0, 0, 0, 0, 1, 0),
     "benign-result": C(2, 2, 0, 0, 0, 0, 1, 0),
     "hostile-result": C(2, 2, 0, 0, 0, 0, 1, 0),
+}
+
+
+#: Each dialect's control model: the control planner speaking that dialect.
+CONTROL_MODELS: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "openai": openai_control_model,
+    "anthropic": anthropic_control_model,
+    "mcp": mcp_control_model,
 }
 
 
