@@ -26,14 +26,14 @@ import numpy as np
 import pytest
 from jsonschema import Draft202012Validator
 
+from pytest_openmed.carriers.ecg import STANDARD_LEADS
 from pytest_openmed.components import ecg_intervals, ecg_quality
 from pytest_openmed.schemas import load_schema
 
 wfdb = pytest.importorskip("wfdb")
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ecg"
-LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
-LUDB_NAMES = ("i", "ii", "iii", "avr", "avl", "avf", "v1", "v2", "v3", "v4", "v5", "v6")
+LUDB_NAMES = tuple(name.lower() for name in STANDARD_LEADS)
 INTERVALS_VALIDATOR = Draft202012Validator(load_schema("component-ecg_intervals"))
 #: Issue 11's gross-error limits (ms).
 GROSS_MS = {"pr_ms": 50.0, "qrs_ms": 40.0, "qt_ms": 60.0}
@@ -55,7 +55,7 @@ def _asset(fs: float, leads: dict[str, Any]) -> bytes:
         "units": "mV",
         "leads": [
             {"name": name, "samples": np.round(leads[name], 4).tolist()}
-            for name in LEADS
+            for name in STANDARD_LEADS
             if name in leads
         ],
     }
@@ -69,7 +69,7 @@ def _ludb(number: int) -> tuple[float, dict[str, Any]]:
     columns = [name.lower() for name in record.sig_name]
     leads = {
         std: np.asarray(record.p_signal[:, columns.index(name)], dtype=np.float64)
-        for name, std in zip(LUDB_NAMES, LEADS, strict=True)
+        for name, std in zip(LUDB_NAMES, STANDARD_LEADS, strict=True)
         if name in columns
     }
     return float(record.fs), leads
@@ -86,11 +86,13 @@ def _waves(number: int, lead: str) -> dict[str, list[tuple[int, int, int]]]:
     return waves
 
 
-def _reference(number: int, fs: float, leads: tuple[str, ...] = LEADS) -> dict[str, float | None]:
+def _reference(
+    number: int, fs: float, leads: tuple[str, ...] = STANDARD_LEADS
+) -> dict[str, float | None]:
     """Median over ``leads`` of each lead's median PR / QRS / QT over its annotated beats (ms)."""
     per_lead: dict[str, list[float]] = {"pr_ms": [], "qrs_ms": [], "qt_ms": []}
     ms = 1000.0 / fs
-    for name, std in zip(LUDB_NAMES, LEADS, strict=True):
+    for name, std in zip(LUDB_NAMES, STANDARD_LEADS, strict=True):
         if std not in leads:
             continue
         waves = _waves(number, name)
@@ -210,7 +212,7 @@ def test_real_intervals_stay_within_the_gross_error_limits(
             assert expected is not None and candidates[name] is not None, name
             assert abs(candidates[name] - expected) <= limit, name
         assert result.output["candidate_leads"] == {"pr_ms": 12, "qrs_ms": 12, "qt_ms": 12}
-        assert result.output["delineation_leads"] == list(LEADS)
+        assert result.output["delineation_leads"] == list(STANDARD_LEADS)
 
 
 def test_real_r_peaks_of_an_infarction_with_bundle_branch_block_lie_in_their_qrs(

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pytest_openmed.carriers.ecg import STANDARD_LEADS
 from pytest_openmed.components.ecg_quality import CONFIG_A
 from pytest_openmed.development.sources import SLICES
 from pytest_openmed.development.sources.ecg import (
@@ -28,8 +29,6 @@ from pytest_openmed.development.sources.ecg import (
     waveform_json,
     window_excursion,
 )
-
-LEADS = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +121,7 @@ def test_waves_have_exact_compact_support() -> None:
 
 def test_limb_leads_obey_einthoven_and_goldberger() -> None:
     recording = synthesise_ecg(13, "nominal", heart_rate_bpm=70.0)
-    lead = dict(zip(LEADS, recording.samples, strict=True))
+    lead = dict(zip(STANDARD_LEADS, recording.samples, strict=True))
     from scipy import signal
 
     sos = signal.butter(2, 1.0, btype="highpass", fs=500.0, output="sos")
@@ -175,7 +174,7 @@ def test_ambiguous_artefacts_lie_inside_the_borderline_band(
 def test_recorded_severities_match_the_samples(adverse: list[SyntheticECG]) -> None:
     fs = 500.0
     for recording in adverse:
-        lead = dict(zip(LEADS, recording.samples, strict=True))
+        lead = dict(zip(STANDARD_LEADS, recording.samples, strict=True))
         for artefact in recording.truth["artefacts"]:
             values = lead[artefact["lead"]]
             if artefact.get("form") == "disconnected":
@@ -253,7 +252,7 @@ def test_dicom_carrier_truth_holds_for_its_decoded_samples(seed: int) -> None:
     clipped = [a for a in source.truth["artefacts"] if a["kind"] == "clipping"]
     assert clipped
     for artefact in clipped:
-        values = samples[LEADS.index(artefact["lead"])]
+        values = samples[STANDARD_LEADS.index(artefact["lead"])]
         assert _rail_fraction(values, 500.0) == pytest.approx(artefact["severity"], abs=1e-6)
 
 
@@ -315,7 +314,7 @@ def test_json_carrier_holds_the_samples_at_0_1_microvolt() -> None:
     document = json.loads(waveform_json(recording))
     assert document["format"] == "openmed.waveform.v1" and document["units"] == "mV"
     assert document["sampling_rate_hz"] == 500
-    assert [lead["name"] for lead in document["leads"]] == list(LEADS)
+    assert [lead["name"] for lead in document["leads"]] == list(STANDARD_LEADS)
     np.testing.assert_array_equal(
         np.array([lead["samples"] for lead in document["leads"]]), recording.samples
     )
@@ -339,7 +338,7 @@ def test_dicom_carrier_is_a_synthetic_twelve_lead_ecg() -> None:
     group = dataset.WaveformSequence[0]
     assert group.NumberOfWaveformChannels == 12 and float(group.SamplingFrequency) == 500.0
     meanings = [c.ChannelSourceSequence[0].CodeMeaning for c in group.ChannelDefinitionSequence]
-    assert meanings == [f"Lead {name}" for name in LEADS]
+    assert meanings == [f"Lead {name}" for name in STANDARD_LEADS]
     values = dataset.waveform_array(0).T / 1000.0  # microvolts to millivolts
     np.testing.assert_allclose(values, recording.samples, atol=0.0005 + 1e-12)
     other = _dataset(waveform_dicom(recording, seed=18))
