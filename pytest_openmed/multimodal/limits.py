@@ -1,12 +1,12 @@
 """The documented limits of multimodal validation, and bounded materialisation.
 
 Oversized input fails explicitly: nothing is truncated or sampled, and
-iterables are consumed at most ``limit + 1`` items.
+iterables are consumed at most ``limit + 1`` items (the rule is
+:func:`pytest_openmed._validate.bounded`'s).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pytest_openmed._validate import bounded
@@ -54,15 +54,13 @@ MAX_MIN_CELL = 1_000_000
 
 
 def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
-    """A tuple of at most ``limit`` items, consuming at most ``limit + 1``.
+    """:func:`~pytest_openmed._validate.bounded` with this engine's errors, as a tuple.
 
     Raises :class:`LimitExceeded` with the caller's fixed ``message`` when there
-    are more; strings, bytes and mappings are not accepted as sequences.
+    are more than ``limit``; strings, bytes and mappings are not sequences.
     """
-    if type(items) is tuple:  # finite and immutable already: only its length is checked
-        if len(items) > limit:
-            raise LimitExceeded(message)
-        return items
-    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
-        raise InvalidInput("a sequence was expected")
-    return tuple(bounded(items, limit, lambda: LimitExceeded(message)))
+    return tuple(bounded(items, limit, lambda: LimitExceeded(message), wrong_type=_not_a_sequence))
+
+
+def _not_a_sequence() -> InvalidInput:
+    return InvalidInput("a sequence was expected")
