@@ -29,6 +29,13 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
+from pytest_openmed.claims.limits import (
+    MAX_CITATIONS,
+    MAX_CLAIMS,
+    MAX_EVIDENCE,
+    MAX_KEY_DEPTH,
+    MAX_KEY_NODES,
+)
 from pytest_openmed.contract import locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument, OpenmedError
 
@@ -61,12 +68,6 @@ RecordId = str | int
 # Integers in ids and claim keys must fit in 64 signed bits: larger ones are not
 # portable JSON, and Python refuses to print very long ones.
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
-
-MAX_CLAIMS = 100_000
-MAX_EVIDENCE = 200_000
-MAX_CITATIONS = 512
-MAX_KEY_DEPTH = 32
-MAX_KEY_NODES = 10_000
 
 #: Claim classes that stay readable in reports; any other label becomes a digest token.
 STANDARD_CLASSES = frozenset(
