@@ -547,7 +547,7 @@ def pytest_runtest_makereport(
     dropped.  A waived gate that passed is a plain pass, not ``XPASS``: its
     waiver is reported as unused (``applied: false``).  Gate exceptions show
     as their text (no class path); a refusal raised inside a test is an error
-    of it.
+    of it, and so is a package function called without its extra.
     """
     report = yield
     if drop_foreign_properties(item, report) and not report.failed:
@@ -561,4 +561,8 @@ def pytest_runtest_makereport(
         error = call.excinfo.value
         if isinstance(error, items.GateFailed | items.GateInputError):
             items.plain_outcome(report, error)
+    if call.excinfo is not None and isinstance(call.excinfo.value, ImportError):
+        from pytest_openmed.plugin.items import missing_extra_outcome
+
+        missing_extra_outcome(report, call.excinfo)
     return report

@@ -29,6 +29,7 @@ from tests.plugin._helpers import write_claims_project
 
 from ._chromium import Chromium, evaluate, open_page
 from ._helpers import CANARY, CLAIMS_GATES, KEY, store_pack
+from ._reports import ENVIRONMENT, RUN, gate_report
 
 PHONE = 390
 SCROLL_WIDTH = "document.documentElement.scrollWidth"
@@ -131,53 +132,16 @@ def _verdict(index: int) -> dict[str, Any]:
 
 
 def _large_report(verdicts: int, minute: int) -> dict[str, Any]:
-    gates = [_verdict(index) for index in range(verdicts)]
-    failed = sum(entry["outcome"] == "failed" for entry in gates)
-    statuses = dict.fromkeys(("passed", "threshold", "critical", "blocked", "hold"), 0)
-    for entry in gates:
-        statuses[entry["status"]] += 1
     stamp = (datetime.datetime(2026, 12, 1) + datetime.timedelta(minutes=minute)).strftime(
         "%Y-%m-%dT%H:%M:%S.%fZ"
     )
-    return {
-        "schema_version": "1.2",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "run": {
-            "exit_status": 1,
-            "partial_selection": False,
-            "keyword_selection": False,
-            "marker_selection": False,
-            "last_failed": False,
-            "deselected": 0,
-            "stopped_early": False,
-            "seed": 0,
-            "resamples": 1000,
-            "timing": {"started": stamp, "duration": 2.0, "gates": {}},
-            "environment": {
-                "python": "3.11.7",
-                "pytest": "9.0.3",
-                "platform": "Linux-x86_64",
-                "commit": None,
-            },
-        },
-        "summary": {
-            "gates": verdicts,
-            "outcomes": {"passed": verdicts - failed, "failed": failed, "error": 0, "skipped": 0},
-            "statuses": statuses,
-            "items": {
-                "passed": verdicts - failed,
-                "failed": failed,
-                "error": 0,
-                "skipped": 0,
-                "xfailed": 0,
-                "xpassed": 0,
-            },
-        },
-        "gates": gates,
-        "waivers": [],
-        "extensions": {},
+    run = {
+        **RUN,
+        "exit_status": 1,
+        "timing": {"started": stamp, "duration": 2.0, "gates": {}},
+        "environment": ENVIRONMENT,
     }
+    return gate_report([_verdict(index) for index in range(verdicts)], version="1.2", run=run)
 
 
 @pytest.fixture(scope="module")
