@@ -14,14 +14,13 @@ from pytest_openmed.development import (
     simulated_reviewer,
 )
 from tests.plugin._helpers import CANARY as CANARY  # the project's planted canary
+from tests.plugin._helpers import NOTES_MEDICATION_GATE
 
 KEY = "k" * 24 + "-CANARYKEY-" + "k" * 8  # at least 32 bytes; must never be shown
 WAIVED = "gates.openmed.toml::claims(labs)::overall"
 CLAIMS_GATES = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
-    "[claims.classes.medication]\nmax_unsupported_rate = 0.1\n"
-    '[[claims]]\nname = "labs"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+    NOTES_MEDICATION_GATE
+    + '[[claims]]\nname = "labs"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
     "resamples = 200\nmax_unsupported_rate = 0.05\n"
 )
 #: Every gate of the project, as the reports group them.
