@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_openmed.planner._isolated import exited_report, qualify_isolated
-from tests.plugin._helpers import validate_report
+from tests.plugin._helpers import WORKERS, validate_report
 
 from ._helpers import planner_project
-
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 
 PLANS = """
 import os

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin._helpers import validate_report
+from tests.plugin._helpers import WORKERS, validate_report
 
 from ._helpers import planner_project
 
 CANARY = "QQEXITCANARY"
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 
 PLANS = f"""
 import sys
