@@ -1,6 +1,8 @@
 """The one home of the validation rules that cross modules.
 
-Integers in a range, rates from 0 to 1, the seed range, bounded
+Integers in a range, rates from 0 to 1, the seed range (and the run-wide
+bounds the plugin's options share with the engines: resamples, publication
+cell size), bounded
 materialisation, JSON objects that repeat a name and JSON's non-constants
 (``NaN``, ``Infinity``) are refused the same way wherever they are read.  Each
 caller keeps its own fixed, value-free message (and error type): a rule takes
@@ -24,6 +26,13 @@ Refuse = str | Callable[[], Exception]
 
 #: Seeds are whole numbers from 0 to this (a signed 64-bit integer, as numpy and JSON readers take).
 MAX_SEED = 2**63 - 1
+#: Bootstrap resamples: a run's default, and the most one claims evaluation takes.
+DEFAULT_RESAMPLES = 1000
+MAX_RESAMPLES = 100_000
+#: Publication cell size: the smallest (a gate or a run may raise it, never lower
+#: it) and the largest a gate or a run may ask for.
+MIN_CELL = 5
+MAX_MIN_CELL = 1_000_000
 
 
 def refusal(refuse: Refuse, default: type[Exception] = InputRefused) -> Exception:

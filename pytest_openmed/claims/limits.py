@@ -6,6 +6,8 @@ messages that quote a limit (:mod:`.messages`) both read them from here.
 
 from __future__ import annotations
 
+from pytest_openmed._validate import MAX_RESAMPLES
+
 __all__ = [
     "MAX_CITATIONS",
     "MAX_CLAIMS",
@@ -25,8 +27,6 @@ MAX_CITATIONS = 512
 #: Containers nested in one claim key, and the nodes of one key.
 MAX_KEY_DEPTH = 32
 MAX_KEY_NODES = 10_000
-#: Bootstrap resamples of one evaluation.
-MAX_RESAMPLES = 100_000
 #: Claim draws of one evaluation: 2 x claims x resamples (overall plus per-class intervals).
 MAX_DRAWS = 20_000_000
 #: Characters of one stored claims report.

@@ -7,6 +7,7 @@ imports no engine module, so the errors may quote it.
 
 from __future__ import annotations
 
+from pytest_openmed._validate import MAX_MIN_CELL, MIN_CELL
 from pytest_openmed.carriers.limits import MAX_ASSET_BYTES
 
 __all__ = [
@@ -42,10 +43,6 @@ MAX_REVIEWS = 8
 MAX_ADJUDICATIONS = 2 * MAX_UNITS
 #: Candidate configurations of one pack: exactly this many.
 MAX_CANDIDATES = 2
-#: Smallest publication cell size; callers may raise it, never lower it.
-MIN_CELL = 5
-#: Largest publication cell size a gate or a run may ask for.
-MAX_MIN_CELL = 1_000_000
 
 
 #: Counts a message spells out (``two candidates``), indexed by the count.
