@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_openmed._validate import DEFAULT_RESAMPLES, MAX_RESAMPLES, MIN_CELL
 from pytest_openmed.errors import plural
 from pytest_openmed.plugin.fixtures import (
     claim_scorer,
@@ -194,12 +195,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         (
             "resamples",
             parse_resamples,
-            "default bootstrap resamples (default 1000, at most 100000).",
+            f"default bootstrap resamples (default {DEFAULT_RESAMPLES}, at most {MAX_RESAMPLES}).",
         ),
         (
             "min-cell",
             parse_min_cell,
-            "publication cell size for multimodal reports (default 5, min 5).",
+            f"publication cell size for multimodal reports (default {MIN_CELL}, min {MIN_CELL}).",
         ),
         (
             "key-env",

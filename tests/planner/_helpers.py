@@ -9,6 +9,7 @@ import pytest
 
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog
+from pytest_openmed.planner.cli import main
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.report import PlannerQualificationReport
 from pytest_openmed.planner.scenarios import SCENARIO_IDS
@@ -181,3 +182,13 @@ def planner_project(
     (pytester.path / "gates.openmed.toml").write_text(
         f'[[planner]]\nname = "mine"\nplanner = "{module}:{attribute}"\n{table}'
     )
+
+
+def run_cli(
+    argv: list[str], capsys: pytest.CaptureFixture[str], canary: str
+) -> tuple[int, str, str]:
+    """``openmed-planner`` on ``argv``: its exit code, stdout and stderr, none showing ``canary``."""
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert canary not in captured.out + captured.err
+    return code, captured.out, captured.err

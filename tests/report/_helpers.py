@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,6 +57,33 @@ def store_pack(root: Path) -> None:
             for candidate in ("config-a", "config-b")
         )
     )
+
+
+def run_pytest(root: Path, *args: str) -> str:
+    """pytest with the plugin run in ``root`` (a subprocess, the key in its environment); its output."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    environ["OPENMED_TEST_KEY"] = KEY
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:benchmark",
+            "-p",
+            "openmed",
+            *args,
+        ],
+        cwd=root,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    return result.stdout + result.stderr
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from pytest_openmed.report.history import DEFAULT_KEEP, store_run
 from tests.plugin._helpers import write_claims_project
 
 from ._chromium import Chromium, evaluate, open_page
-from ._helpers import CANARY, CLAIMS_GATES, KEY, store_pack
+from ._helpers import CANARY, CLAIMS_GATES, run_pytest, store_pack
 from ._reports import ENVIRONMENT, RUN, gate_report
 
 PHONE = 390
@@ -51,32 +50,6 @@ PLANNER_COLUMNS = (
 )
 
 
-def _pytest(root: Path, *args: str) -> str:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    environ["OPENMED_TEST_KEY"] = KEY
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:benchmark",
-            "-p",
-            "openmed",
-            *args,
-        ],
-        cwd=root,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    return result.stdout + result.stderr
-
-
 @pytest.fixture(scope="module")
 def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The mixed project (failing, waived, suppressed gates) run twice; the second compares."""
@@ -84,8 +57,8 @@ def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_claims_project(root, CLAIMS_GATES)
     store_pack(root / "pack")
     common = ("--openmed-key-env=OPENMED_TEST_KEY", "--openmed-history=hist")
-    _pytest(root, *common)
-    output = _pytest(root, *common, "--openmed-compare", "--openmed-html=page.html")
+    run_pytest(root, *common)
+    output = run_pytest(root, *common, "--openmed-compare", "--openmed-html=page.html")
     assert "3 failed" in output, output
     return root / "page.html"
 
@@ -93,7 +66,7 @@ def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def controls_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("controls")
-    output = _pytest(root, "--openmed-controls", "--openmed-html=controls.html")
+    output = run_pytest(root, "--openmed-controls", "--openmed-html=controls.html")
     assert re.search(r"=+ \d+ passed in ", output), output
     return root / "controls.html"
 
