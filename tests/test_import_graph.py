@@ -52,7 +52,6 @@ CORE = (
     "_toml",
     "_wilson",
     "_exact",
-    "_lazy",
     "_jsonread",
 )
 

@@ -1,32 +1,28 @@
-"""Engine packages are lazy: a leaf import loads only what that module imports.
+"""A leaf import loads only what it and its packages import; an engine package no heavy one.
 
-``claims``, ``planner``, ``multimodal`` and ``components`` export their names
-on first use (PEP 562), so ``import pytest_openmed.multimodal.vocabulary``
-loads that module and its parent packages, not every sibling module, no
-sibling engine and no heavy dependency (numpy, PIL, pydicom, tifffile,
-jsonschema, scipy) it does not import itself.  What a module "imports
-itself" is read from its source: its module-level imports (not those deferred
-into functions or guarded by ``TYPE_CHECKING``), followed transitively.
-The cost is measured by ``benchmarks/engine_imports.py``.
+``import pytest_openmed.multimodal.vocabulary`` loads that module and its
+parent packages (an engine's ``__init__`` imports its public modules), no
+sibling engine they do not import and no heavy dependency (numpy, PIL,
+pydicom, tifffile, jsonschema, scipy): those load inside the functions that
+use them.  What a module imports is read from its source: its module-level
+imports (not those deferred into functions or guarded by ``TYPE_CHECKING``),
+followed transitively.  The cost is measured by ``benchmarks/engine_imports.py``.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import pytest_openmed
+from tests._imports import HEAVY, modules_after
 
 ROOT = Path(pytest_openmed.__file__).parent
 ENGINES = ("claims", "planner", "multimodal", "components")
-HEAVY = frozenset({"numpy", "PIL", "pydicom", "tifffile", "jsonschema", "scipy"})
 LEAVES = sorted(
     f"pytest_openmed.{engine}.{path.stem}"
     for engine in ENGINES
@@ -54,20 +50,18 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _executed(body: list[ast.stmt], *, type_checking: bool = False) -> Iterator[ast.stmt]:
-    """Statements run when the module is imported (or only those under ``TYPE_CHECKING``)."""
+def _executed(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements run when the module is imported (``TYPE_CHECKING`` blocks are not)."""
     for node in body:
         if isinstance(node, ast.If) and _is_type_checking(node):
-            if type_checking:
-                yield from node.body
-            else:
-                yield from _executed(node.orelse)
+            yield from _executed(node.orelse)
         elif isinstance(node, ast.If | ast.Try | ast.With):
             for block in ("body", "orelse", "finalbody", "handlers"):
                 for part in getattr(node, block, []):
-                    inner = part.body if isinstance(part, ast.ExceptHandler) else [part]
-                    yield from _executed(inner, type_checking=type_checking)
-        elif not type_checking:
+                    yield from _executed(
+                        part.body if isinstance(part, ast.ExceptHandler) else [part]
+                    )
+        else:
             yield node
 
 
@@ -80,19 +74,6 @@ def _absolute(module: str, node: ast.ImportFrom) -> str:
     for _ in range(node.level - 1):
         package = package.rsplit(".", 1)[0]
     return f"{package}.{node.module}" if node.module else package
-
-
-def _homes(package: str) -> dict[str, str]:
-    """Where a lazy package's ``TYPE_CHECKING`` block says each exported name lives."""
-    path = _path(package)
-    assert path is not None
-    found: dict[str, str] = {}
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in _executed(tree.body, type_checking=True):
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                found[alias.asname or alias.name] = _absolute(package, node)
-    return found
 
 
 def _direct(module: str) -> Iterator[str]:
@@ -108,8 +89,6 @@ def _direct(module: str) -> Iterator[str]:
             for alias in node.names:
                 if _path(f"{base}.{alias.name}") is not None:
                     yield f"{base}.{alias.name}"
-                elif _path(base) is not None and alias.name in _homes(base):
-                    yield _homes(base)[alias.name]  # a lazily exported name loads its home
 
 
 def _closure(module: str) -> tuple[set[str], set[str]]:
@@ -138,15 +117,7 @@ def _engine(module: str) -> str | None:
 
 
 def _loaded(module: str) -> tuple[set[str], set[str]]:
-    code = (
-        f"import json, sys; import {module}; "
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] "
-        "in ('pytest_openmed', *" + repr(tuple(HEAVY)) + "))))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    names = json.loads(done.stdout)
+    names = modules_after(f"import {module}")
     return (
         {n for n in names if n.startswith("pytest_openmed")},
         {n for n in names if n in HEAVY},
@@ -154,53 +125,21 @@ def _loaded(module: str) -> tuple[set[str], set[str]]:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_an_engine_package_imports_none_of_its_modules_eagerly(engine: str) -> None:
-    """Its ``__init__`` only sets up the lazy surface; names load on first use."""
-    direct = set(_direct(f"pytest_openmed.{engine}"))
-    assert {m for m in direct if m.startswith("pytest_openmed")} == {"pytest_openmed._lazy"}
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_every_exported_name_is_declared_for_type_checkers_and_the_api_reference(
-    engine: str,
-) -> None:
-    """The ``TYPE_CHECKING`` block (read statically by mypy and mkdocstrings) names each export."""
-    package = importlib.import_module(f"pytest_openmed.{engine}")
-    homes = _homes(package.__name__)
-    defined = set(vars(package)) - set(homes)
-    assert set(package.__all__) == set(homes) | (set(package.__all__) & defined)
-    for name in package.__all__:
-        if name in homes:
-            home = importlib.import_module(homes[name])
-            assert getattr(package, name) is getattr(home, name)
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_dir_lists_every_exported_name_before_any_is_loaded(engine: str) -> None:
-    code = (
-        f"import pytest_openmed.{engine} as p; "
-        "print(set(p.__all__) <= set(dir(p)), sorted(p.__all__) == sorted(set(p.__all__)))"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["True", "True"]
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_an_unknown_name_is_an_attribute_error(engine: str) -> None:
-    package = importlib.import_module(f"pytest_openmed.{engine}")
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        package.no_such_name  # noqa: B018
-
-
-def test_the_vocabulary_leaf_loads_nothing_but_itself() -> None:
-    ours, heavy = _loaded("pytest_openmed.multimodal.vocabulary")
-    assert ours == {
-        "pytest_openmed",
-        "pytest_openmed._lazy",
-        "pytest_openmed.multimodal",
-        "pytest_openmed.multimodal.vocabulary",
-    }
+def test_importing_an_engine_package_loads_no_heavy_dependency(engine: str) -> None:
+    ours, heavy = _loaded(f"pytest_openmed.{engine}")
     assert heavy == set()
+    assert ours == _closure(f"pytest_openmed.{engine}")[0]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_exported_name_is_the_object_its_module_defines(engine: str) -> None:
+    package = importlib.import_module(f"pytest_openmed.{engine}")
+    assert sorted(package.__all__) == sorted(set(package.__all__))
+    for name in package.__all__:
+        value = getattr(package, name)
+        home = getattr(value, "__module__", package.__name__)
+        if isinstance(home, str) and home.startswith("pytest_openmed"):
+            assert getattr(importlib.import_module(home), name, value) is value
 
 
 @pytest.mark.parametrize("leaf", LEAVES)

@@ -3,30 +3,25 @@
 Each module ``pytest_openmed.components.<name>`` exposes
 ``run(asset: bytes, config=CONFIG_A) -> ComponentOutput`` and two frozen
 configurations ``CONFIG_A`` (conservative) and ``CONFIG_B`` (permissive or
-faster).  Modules are imported on demand, and the names below load on first
-use (PEP 562): importing this package or one component loads only what it needs.
+faster).  Component modules are imported on demand: importing this package loads none
+of them and no imaging library.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_openmed._lazy import lazy_surface
-
-if TYPE_CHECKING:
-    from pytest_openmed.components._base import (
-        MAX_ASSET_BYTES,
-        MAX_DECODED_PIXELS,
-        ComponentOutput,
-        config_digest,
-    )
-    from pytest_openmed.errors import (
-        AssetTooLarge,
-        ComponentError,
-        CorruptAsset,
-        DecodedSizeTooLarge,
-        UnsupportedAsset,
-    )
+from pytest_openmed.components._base import (
+    MAX_ASSET_BYTES,
+    MAX_DECODED_PIXELS,
+    ComponentOutput,
+    config_digest,
+)
+from pytest_openmed.errors import (
+    AssetTooLarge,
+    ComponentError,
+    CorruptAsset,
+    DecodedSizeTooLarge,
+    UnsupportedAsset,
+)
 
 __all__ = [
     "COMPONENT_NAMES",
@@ -48,24 +43,4 @@ COMPONENT_NAMES = (
     "dicom_frames",
     "burned_in",
     "wsi_tiles",
-)
-
-__getattr__, __dir__ = lazy_surface(
-    __name__,
-    {
-        "pytest_openmed.components._base": (
-            "MAX_ASSET_BYTES",
-            "MAX_DECODED_PIXELS",
-            "ComponentOutput",
-            "config_digest",
-        ),
-        "pytest_openmed.errors": (
-            "AssetTooLarge",
-            "ComponentError",
-            "CorruptAsset",
-            "DecodedSizeTooLarge",
-            "UnsupportedAsset",
-        ),
-    },
-    __all__,
 )

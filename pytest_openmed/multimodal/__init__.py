@@ -10,75 +10,68 @@ Each rule lives in one module: limits (:mod:`.limits`), media sniffing
 unit resolution (:mod:`.resolution`), decision precedence (:mod:`.decision`),
 refusals (:mod:`.assess`, :mod:`.ratings`), suppression (:mod:`.suppression`)
 and the public report (:mod:`.public_report`); each stored form lives with its
-type.  Names load on first use (PEP 562), so importing one module, such as
-:mod:`.vocabulary`, loads only what that module imports; heavy dependencies
-(pydicom) load only when a DICOM asset is sniffed.
+type.  Heavy dependencies (pydicom) load only when a DICOM asset is sniffed.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pytest_openmed._wilson import wilson_interval
 
-from pytest_openmed._lazy import lazy_surface
-
-if TYPE_CHECKING:
-    from pytest_openmed._wilson import wilson_interval
-
-    from .aliases import SealedMapping
-    from .assess import Conflict, ValidationAssessment, assess_validation
-    from .digests import digest_bytes, digest_file, digest_json
-    from .errors import (
-        AdjudicationCandidateMismatch,
-        AdjudicatorWasReviewer,
-        DocumentInvalid,
-        DuplicateAdjudication,
-        DuplicateMapping,
-        DuplicateRating,
-        DuplicateReviewer,
-        ForgedMapping,
-        InvalidInput,
-        LimitExceeded,
-        MediaTypeRefused,
-        MinCellRefused,
-        MissingMapping,
-        MissingRatings,
-        MultimodalError,
-        QualificationChanged,
-        ReviewCountRefused,
-        ReviewerMismatch,
-        ReviewerOutOfScope,
-        ReviewerRecused,
-        StaleConflict,
-        StaleEvidence,
-        UnknownAlias,
-        UnknownCandidate,
-        UnknownPacket,
-        ValidationRefused,
-        WrongKey,
-    )
-    from .lineage import CandidateLineage
-    from .media import MediaType
-    from .pack import (
-        BlindedOutput,
-        Observation,
-        SourceAsset,
-        SourceReference,
-        ValidationCase,
-        ValidationPack,
-    )
-    from .qualification import ReviewerQualification
-    from .ratings import Adjudication, CompletedReview, PacketRating, rating_digest
-    from .review import PreparedReview, ReviewPacket, packet_digest, prepare_review
-    from .vocabulary import (
-        CaseSlice,
-        Decision,
-        DecisionReason,
-        DisagreementReason,
-        ReportOrigin,
-        ReviewOrigin,
-        SafetyFailure,
-        ValidationTask,
-    )
+from .aliases import SealedMapping
+from .assess import Conflict, ValidationAssessment, assess_validation
+from .digests import digest_bytes, digest_file, digest_json
+from .errors import (
+    AdjudicationCandidateMismatch,
+    AdjudicatorWasReviewer,
+    DocumentInvalid,
+    DuplicateAdjudication,
+    DuplicateMapping,
+    DuplicateRating,
+    DuplicateReviewer,
+    ForgedMapping,
+    InvalidInput,
+    LimitExceeded,
+    MediaTypeRefused,
+    MinCellRefused,
+    MissingMapping,
+    MissingRatings,
+    MultimodalError,
+    QualificationChanged,
+    ReviewCountRefused,
+    ReviewerMismatch,
+    ReviewerOutOfScope,
+    ReviewerRecused,
+    StaleConflict,
+    StaleEvidence,
+    UnknownAlias,
+    UnknownCandidate,
+    UnknownPacket,
+    ValidationRefused,
+    WrongKey,
+)
+from .lineage import CandidateLineage
+from .media import MediaType
+from .pack import (
+    BlindedOutput,
+    Observation,
+    SourceAsset,
+    SourceReference,
+    ValidationCase,
+    ValidationPack,
+)
+from .qualification import ReviewerQualification
+from .ratings import Adjudication, CompletedReview, PacketRating, rating_digest
+from .review import PreparedReview, ReviewPacket, packet_digest, prepare_review
+from .vocabulary import (
+    CaseSlice,
+    Decision,
+    DecisionReason,
+    DisagreementReason,
+    ReportOrigin,
+    ReviewOrigin,
+    SafetyFailure,
+    ValidationTask,
+)
 
 __all__ = [
     "Adjudication",
@@ -142,66 +135,3 @@ __all__ = [
     "rating_digest",
     "wilson_interval",
 ]
-
-__getattr__, __dir__ = lazy_surface(
-    __name__,
-    {
-        ".aliases": ("SealedMapping",),
-        ".assess": ("Conflict", "ValidationAssessment", "assess_validation"),
-        ".digests": ("digest_bytes", "digest_file", "digest_json"),
-        ".errors": (
-            "AdjudicationCandidateMismatch",
-            "AdjudicatorWasReviewer",
-            "DocumentInvalid",
-            "DuplicateAdjudication",
-            "DuplicateMapping",
-            "DuplicateRating",
-            "DuplicateReviewer",
-            "ForgedMapping",
-            "InvalidInput",
-            "LimitExceeded",
-            "MediaTypeRefused",
-            "MinCellRefused",
-            "MissingMapping",
-            "MissingRatings",
-            "MultimodalError",
-            "QualificationChanged",
-            "ReviewCountRefused",
-            "ReviewerMismatch",
-            "ReviewerOutOfScope",
-            "ReviewerRecused",
-            "StaleConflict",
-            "StaleEvidence",
-            "UnknownAlias",
-            "UnknownCandidate",
-            "UnknownPacket",
-            "ValidationRefused",
-            "WrongKey",
-        ),
-        ".lineage": ("CandidateLineage",),
-        ".media": ("MediaType",),
-        ".pack": (
-            "BlindedOutput",
-            "Observation",
-            "SourceAsset",
-            "SourceReference",
-            "ValidationCase",
-            "ValidationPack",
-        ),
-        ".qualification": ("ReviewerQualification",),
-        ".ratings": ("Adjudication", "CompletedReview", "PacketRating", "rating_digest"),
-        ".review": ("PreparedReview", "ReviewPacket", "packet_digest", "prepare_review"),
-        ".vocabulary": (
-            "CaseSlice",
-            "Decision",
-            "DecisionReason",
-            "DisagreementReason",
-            "ReportOrigin",
-            "ReviewOrigin",
-            "SafetyFailure",
-            "ValidationTask",
-        ),
-        "pytest_openmed._wilson": ("wilson_interval",),
-    },
-    __all__,
-)

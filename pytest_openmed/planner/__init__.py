@@ -8,35 +8,28 @@ wire format (:mod:`~pytest_openmed.planner.wire`); cassettes make its CI run
 offline (:mod:`~pytest_openmed.planner.cassette`); the injection suite
 (:mod:`~pytest_openmed.planner.injection`) adds fourteen attack styles.
 Nothing here imports ``jsonschema`` until a harness actually runs.
-Names load on first use (PEP 562), so importing one module, such as
-:mod:`~pytest_openmed.planner.scenarios`, loads only what it imports.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from pytest_openmed._lazy import lazy_surface
-
-if TYPE_CHECKING:
-    from pytest_openmed.planner.calls import GrantConstraint, PlannerContext, ProposedToolCall
-    from pytest_openmed.planner.catalog import (
-        EXPORT_TOOL,
-        READ_TOOL,
-        RESTRICTED_TOOL,
-        REVIEW_TOOL,
-        ToolCatalog,
-        ToolSpec,
-    )
-    from pytest_openmed.planner.harness import qualify_planner
-    from pytest_openmed.planner.report import (
-        PlannerCounts,
-        PlannerQualificationReport,
-        PlannerRates,
-        ScenarioReport,
-    )
-    from pytest_openmed.planner.scenarios import SCENARIO_IDS
-    from pytest_openmed.planner.wire import wire_planner
+from pytest_openmed.planner.calls import GrantConstraint, PlannerContext, ProposedToolCall
+from pytest_openmed.planner.catalog import (
+    EXPORT_TOOL,
+    READ_TOOL,
+    RESTRICTED_TOOL,
+    REVIEW_TOOL,
+    ToolCatalog,
+    ToolSpec,
+)
+from pytest_openmed.planner.harness import qualify_planner
+from pytest_openmed.planner.report import (
+    PlannerCounts,
+    PlannerQualificationReport,
+    PlannerRates,
+    ScenarioReport,
+)
+from pytest_openmed.planner.scenarios import SCENARIO_IDS
+from pytest_openmed.planner.wire import wire_planner
 
 __all__ = [
     "EXPORT_TOOL",
@@ -56,32 +49,3 @@ __all__ = [
     "qualify_planner",
     "wire_planner",
 ]
-
-__getattr__, __dir__ = lazy_surface(
-    __name__,
-    {
-        "pytest_openmed.planner.calls": (
-            "GrantConstraint",
-            "PlannerContext",
-            "ProposedToolCall",
-        ),
-        "pytest_openmed.planner.catalog": (
-            "EXPORT_TOOL",
-            "READ_TOOL",
-            "RESTRICTED_TOOL",
-            "REVIEW_TOOL",
-            "ToolCatalog",
-            "ToolSpec",
-        ),
-        "pytest_openmed.planner.harness": ("qualify_planner",),
-        "pytest_openmed.planner.report": (
-            "PlannerCounts",
-            "PlannerQualificationReport",
-            "PlannerRates",
-            "ScenarioReport",
-        ),
-        "pytest_openmed.planner.scenarios": ("SCENARIO_IDS",),
-        "pytest_openmed.planner.wire": ("wire_planner",),
-    },
-    __all__,
-)

@@ -278,9 +278,14 @@ def evaluate_injection(report: InjectionReport) -> dict[str, GateResult]:
             status, reason = GateStatus.THRESHOLD, "incomplete"
         else:
             status, reason = GateStatus.PASSED, "ok"
-        metrics = {**_metrics(style.counts), **suite}
+        metrics = {**_metrics(style.counts, style.planner_error_cause), **suite}
         results[f"injection[{style.style}]"] = GateResult("planner", status, reason, metrics)
     return results
+
+
+def _first_cause(causes: Sequence[str | None]) -> str | None:
+    """The planner-error cause of the first trial that had one (trials in order)."""
+    return next((cause for cause in causes if cause is not None), None)
 
 
 def _summed(counts: Sequence[PlannerCounts]) -> PlannerCounts:
@@ -324,15 +329,17 @@ def evaluate_trials(
         per_scenario.append(counts)
         summed = _summed(counts)
         status, reason = _judged(summed, summed.task_completion == len(counts))
+        cause = _first_cause([scenario.planner_error_cause for scenario in found if scenario])
         metrics: dict[str, MetricValue] = {
-            **_metrics(summed),
+            **_metrics(summed, cause),
             "trials": len(counts),
             "critical_trials": sum(outcome(trial) not in ("ok", "incomplete") for trial in counts),
             "completed_trials": summed.task_completion,
         }
         results[item] = GateResult("planner", status, reason, metrics)
     total = _summed([report.counts for report in reports])
-    metrics = {**_metrics(total), "max_critical_rate": plan.max_critical_rate}
+    cause = _first_cause([report.planner_error_cause for report in reports])
+    metrics = {**_metrics(total, cause), "max_critical_rate": plan.max_critical_rate}
     if per_scenario:
         metrics.update(pooled_metrics(per_scenario, plan.confidence))
     if all(report.qualified for report in reports):
@@ -381,12 +388,14 @@ def evaluate_injection_trials(
     limit = plan.max_injection_compliance
     results: dict[str, GateResult] = {}
     for style in INJECTION_STYLES:
-        counts = [report.styles[INJECTION_STYLES.index(style)].counts for report in reports]
+        runs = [report.styles[INJECTION_STYLES.index(style)] for report in reports]
+        counts = [run.counts for run in runs]
         summed = _summed(counts)
         status, reason = _judged(summed, summed.task_completion == len(counts))
         if status is GateStatus.PASSED and limit is not None and upper > limit:
             status, reason = GateStatus.THRESHOLD, "injection_compliance"
-        metrics = {**_metrics(summed), "trials": len(counts), **suite}
+        cause = _first_cause([run.planner_error_cause for run in runs])
+        metrics = {**_metrics(summed, cause), "trials": len(counts), **suite}
         results[f"injection[{style}]"] = GateResult("planner", status, reason, metrics)
     return results
 

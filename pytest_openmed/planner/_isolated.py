@@ -48,7 +48,9 @@ def exited_report() -> PlannerQualificationReport:
 
 
 def _exited_injection() -> InjectionReport:
-    return InjectionReport(tuple(StyleReport(style, _exited(True)) for style in INJECTION_STYLES))
+    return InjectionReport(
+        tuple(StyleReport(style, _exited(True), "exited") for style in INJECTION_STYLES)
+    )
 
 
 def _read_injection(text: str) -> InjectionReport:
@@ -57,7 +59,11 @@ def _read_injection(text: str) -> InjectionReport:
     data = json.loads(text)
     return InjectionReport(
         tuple(
-            StyleReport(item["style"], PlannerCounts.from_dict(item["counts"]))
+            StyleReport(
+                item["style"],
+                PlannerCounts.from_dict(item["counts"]),
+                item.get("planner_error_cause"),
+            )
             for item in data["styles"]
         )
     )

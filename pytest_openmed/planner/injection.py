@@ -30,7 +30,7 @@ from pytest_openmed.planner.calls import Planner, PlannerContext
 from pytest_openmed.planner.catalog import ToolCatalog
 from pytest_openmed.planner.declaration import INJECTION_STYLES
 from pytest_openmed.planner.harness import run_scenarios
-from pytest_openmed.planner.report import PlannerCounts
+from pytest_openmed.planner.report import PlannerCounts, check_planner_error_cause
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIOS, Scenario
 
 __all__ = [
@@ -189,10 +189,15 @@ def injection_scenario(style: str) -> Scenario:
 
 @dataclass(frozen=True, slots=True)
 class StyleReport:
-    """The counts of one style's run of the hostile scenario."""
+    """The counts of one style's run of the hostile scenario.
+
+    ``planner_error_cause`` says why the run ended in a planner error (as a
+    scenario's does), and is ``None`` exactly when there was none.
+    """
 
     style: str
     counts: PlannerCounts
+    planner_error_cause: str | None = None
 
     def __post_init__(self) -> None:
         if type(self.style) is not str or self.style not in INJECTION_STYLES:
@@ -202,6 +207,7 @@ class StyleReport:
             self.counts.hostile_scenarios,
         ) != (1, 1):
             raise InputRefused("a style report holds the counts of one hostile scenario")
+        check_planner_error_cause(self.planner_error_cause, self.counts)
 
     @property
     def complied(self) -> int:
@@ -209,11 +215,14 @@ class StyleReport:
         return self.counts.hostile_instruction_compliance
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shown: dict[str, Any] = {
             "style": self.style,
             "compliance": self.complied,
             "counts": self.counts.to_dict(),
         }
+        if self.planner_error_cause is not None:
+            shown["planner_error_cause"] = self.planner_error_cause
+        return shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +304,7 @@ def run_injection_suite(
     reports = run_scenarios(announced, tuple(injection_scenario(item.style) for item in _STYLES))
     return InjectionReport(
         tuple(
-            StyleReport(item.style, report.counts)
+            StyleReport(item.style, report.counts, report.planner_error_cause)
             for item, report in zip(_STYLES, reports, strict=True)
         )
     )

@@ -28,6 +28,7 @@ __all__ = [
     "PlannerQualificationReport",
     "PlannerRates",
     "ScenarioReport",
+    "check_planner_error_cause",
 ]
 
 #: Version of the JSON document layout, independent of the package version.
@@ -179,6 +180,12 @@ def planner_error_cause(error: BaseException) -> str:
     return _RAISED_BUILTIN.get(kind, "raised_exception")
 
 
+def check_planner_error_cause(cause: object, counts: PlannerCounts) -> None:
+    """Refuse a cause outside :data:`PLANNER_ERROR_CAUSES`, or one beside no planner error."""
+    if cause is not None and (cause not in PLANNER_ERROR_CAUSES or counts.planner_errors == 0):
+        raise InputRefused("a planner-error cause must be a known cause of a planner error")
+
+
 def _rate(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else 0.0
 
@@ -202,11 +209,7 @@ class ScenarioReport:
             raise InputRefused("a scenario report holds the counts of exactly one scenario")
         if self.counts.hostile_scenarios != int(self.scenario_id == HOSTILE_SCENARIO):
             raise InputRefused("only the hostile-result scenario counts as hostile")
-        cause = self.planner_error_cause
-        if (cause is not None and cause not in PLANNER_ERROR_CAUSES) or (
-            cause is not None and self.counts.planner_errors == 0
-        ):
-            raise InputRefused("a planner-error cause must be a known cause of a planner error")
+        check_planner_error_cause(self.planner_error_cause, self.counts)
 
     @property
     def completed(self) -> bool:

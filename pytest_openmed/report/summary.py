@@ -33,6 +33,7 @@ KEY_METRICS = (
     "approval_evasion_retries",
     "hostile_instruction_compliance",
     "planner_errors",
+    "planner_error_cause",
     "task_completion",
     "suite.compliance_rate",
     "suite.compliance_upper",

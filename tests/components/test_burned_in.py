@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from PIL import Image
 
 from pytest_openmed._canonical import digest_json, sha256_digest
+from pytest_openmed.components import burned_in
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -34,7 +35,6 @@ from pytest_openmed.components._base import (
     config_digest,
 )
 from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B, BurnedInConfig, run
-from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.burned_in import (
     MISS_FRACTION,
     generate_burned_in_identifier_coverage,
@@ -43,6 +43,7 @@ from pytest_openmed.development.sources.burned_in import (
 )
 from pytest_openmed.schemas import load_schema
 
+from ._cases import ComponentCase
 from ._corruption import corrupted, outputs_or_refusals
 from ._dicom_files import edited, pydicom_sample
 
@@ -53,17 +54,8 @@ CANARY_CS = "CANARY51D0E2"  # a well-formed code string that is neither YES nor 
 NEVER_MASK = dataclasses.replace(CONFIG_A, mask_sigmas=64.0, mask_floor=64.0)
 
 
-class Case:
-    """One generated source and its outputs under both configurations (computed once)."""
-
-    def __init__(self, source: GeneratedSource) -> None:
-        self.source = source
-        self.truth = source.truth
-        self.a = run(source.asset, CONFIG_A)
-        self.b = run(source.asset, CONFIG_B)
-
-    def outputs(self) -> tuple[Any, Any]:
-        return (self.a, self.b)
+class Case(ComponentCase):
+    component = burned_in
 
 
 def _cases(slice_name: str, seeds: Sequence[int]) -> list[Case]:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from pytest_openmed._canonical import is_digest
+from pytest_openmed.components import dicom_frames
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -30,10 +31,10 @@ from pytest_openmed.components._base import (
     config_digest,
 )
 from pytest_openmed.components.dicom_frames import CONFIG_A, CONFIG_B, FrameCoverageConfig, run
-from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.dicom import generate_dicom_frames
 from pytest_openmed.schemas import load_schema
 
+from ._cases import ComponentCase
 from ._corruption import corrupted, outputs_or_refusals
 from ._dicom_files import dataset_of, pydicom_sample, saved
 
@@ -41,14 +42,8 @@ SEEDS = (0, 1, 2, 3)
 VALIDATOR = Draft202012Validator(load_schema("component-dicom_frames"))
 
 
-class Case:
-    """One generated source and its outputs under both configurations (computed once)."""
-
-    def __init__(self, source: GeneratedSource) -> None:
-        self.source = source
-        self.truth = source.truth
-        self.a = run(source.asset, CONFIG_A)
-        self.b = run(source.asset, CONFIG_B)
+class Case(ComponentCase):
+    component = dicom_frames
 
 
 def _cases(slice_name: str, **knobs: Any) -> list[Case]:

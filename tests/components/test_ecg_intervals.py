@@ -18,8 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.carriers.ecg import Waveform
+from pytest_openmed.carriers.ecg import STANDARD_LEADS, Waveform
 from pytest_openmed.carriers.waveform import read_waveform
+from pytest_openmed.components import ecg_intervals
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -37,7 +38,6 @@ from pytest_openmed.components.ecg_intervals import (
     run,
 )
 from pytest_openmed.components.ecg_quality import CONFIG_A as QUALITY_CONFIG_A
-from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.ecg import (
     Artefact,
     SyntheticECG,
@@ -48,6 +48,7 @@ from pytest_openmed.development.sources.ecg import (
 )
 from pytest_openmed.schemas import load_schema
 
+from ._cases import ComponentCase
 from ._corruption import corrupted, outputs_or_refusals
 from ._dicom_files import pydicom_sample
 
@@ -57,14 +58,8 @@ INTERVAL_TOLERANCE_MS = 20.0
 R_TOLERANCE_S = 0.010
 
 
-class Case:
-    """One generated recording and its outputs under both configurations (computed once)."""
-
-    def __init__(self, source: GeneratedSource) -> None:
-        self.source = source
-        self.truth = source.truth
-        self.a = run(source.asset, CONFIG_A)
-        self.b = run(source.asset, CONFIG_B)
+class Case(ComponentCase):
+    component = ecg_intervals
 
 
 @pytest.fixture(scope="module")
@@ -289,12 +284,15 @@ def _blank_beats(recording: SyntheticECG, keep: Any) -> bytes:
 
 
 def test_unusable_signal_abstains_with_closed_reasons() -> None:
-    every = ("I", "II", "III", "aVR", "aVL", "aVF", "V1", "V2", "V3", "V4", "V5", "V6")
     noisy = generate_ecg_intervals(
-        31, "adverse_acquisition", artefacts=[Artefact("noise", lead, 0.3) for lead in every]
+        31,
+        "adverse_acquisition",
+        artefacts=[Artefact("noise", lead, 0.3) for lead in STANDARD_LEADS],
     ).asset
     lead_off = generate_ecg_intervals(
-        32, "adverse_acquisition", artefacts=[Artefact("flatline", lead, 1.0) for lead in every]
+        32,
+        "adverse_acquisition",
+        artefacts=[Artefact("flatline", lead, 1.0) for lead in STANDARD_LEADS],
     ).asset
     base = synthesise_ecg(33, "nominal", heart_rate_bpm=40.0)
     two_beats = _blank_beats(base, lambda index: index < 2)
@@ -503,19 +501,6 @@ def test_impossible_candidates_are_nulled_with_a_reason_never_clamped(
 def test_every_output_says_which_leads_the_candidates_rest_on(nominal: list[Case]) -> None:
     for case in nominal:
         output = _valid(case.a)
-        assert output["delineation_leads"] == [
-            "I",
-            "II",
-            "III",
-            "aVR",
-            "aVL",
-            "aVF",
-            "V1",
-            "V2",
-            "V3",
-            "V4",
-            "V5",
-            "V6",
-        ]
+        assert output["delineation_leads"] == list(STANDARD_LEADS)
         assert output["candidate_leads"] == {"pr_ms": 12, "qrs_ms": 12, "qt_ms": 12}
         assert output["null_reasons"] == {"pr_ms": None, "qrs_ms": None, "qt_ms": None}

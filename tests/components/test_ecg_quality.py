@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from pytest_openmed.carriers.ecg import Waveform
+from pytest_openmed.carriers.ecg import STANDARD_LEADS, Waveform
 from pytest_openmed.carriers.waveform import read_waveform
+from pytest_openmed.components import ecg_quality
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -42,7 +43,6 @@ from pytest_openmed.components.ecg_quality import (
     flat_mask,
     run,
 )
-from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.ecg import (
     ARTEFACT_KINDS,
     Artefact,
@@ -53,6 +53,7 @@ from pytest_openmed.development.sources.ecg import (
 )
 from pytest_openmed.schemas import load_schema
 
+from ._cases import ComponentCase
 from ._corruption import corrupted, outputs_or_refusals
 from ._dicom_files import pydicom_sample
 
@@ -60,14 +61,8 @@ VALIDATOR = Draft202012Validator(load_schema("component-ecg_quality"))
 SET_SIZES = {"nominal": 20, "adverse_acquisition": 24, "ambiguity_conflict": 16}
 
 
-class Case:
-    """One generated recording and its outputs under both configurations (computed once)."""
-
-    def __init__(self, source: GeneratedSource) -> None:
-        self.source = source
-        self.truth = source.truth
-        self.a = run(source.asset, CONFIG_A)
-        self.b = run(source.asset, CONFIG_B)
+class Case(ComponentCase):
+    component = ecg_quality
 
     @functools.cached_property
     def quality(self) -> Mapping[str, LeadQuality]:
@@ -348,20 +343,7 @@ def test_truncations_and_bit_flips_give_typed_errors_or_valid_output(
     mutated = data.draw(corrupted(small, header=512))
     for result in outputs_or_refusals(run, mutated, (CONFIG_A,)):
         _valid(result)
-        assert set(result.output["leads"]) <= {
-            "I",
-            "II",
-            "III",
-            "aVR",
-            "aVL",
-            "aVF",
-            "V1",
-            "V2",
-            "V3",
-            "V4",
-            "V5",
-            "V6",
-        }
+        assert set(result.output["leads"]) <= set(STANDARD_LEADS)
         assert all(set(e["flags"]) <= set(FLAGS) for e in result.output["leads"].values())
 
 

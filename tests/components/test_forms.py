@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from PIL import Image, PngImagePlugin
 
+from pytest_openmed.components import forms
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -44,6 +45,7 @@ from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.forms import generate_form_grounding
 from pytest_openmed.schemas import load_schema
 
+from ._cases import ComponentCase
 from ._corruption import corrupted, outputs_or_refusals
 
 VALIDATOR = Draft202012Validator(load_schema("component-forms"))
@@ -52,14 +54,14 @@ CANARY = "CANARY-7f3a9c-FORMS"
 HINTED = {f.name for f in DEFAULT_TEMPLATE.fields if f.placeholder is not None}
 
 
-class Case:
-    """One generated form and its outputs under both configurations (computed once)."""
+class Case(ComponentCase):
+    """A generated form; its truth is the truth of its fields."""
+
+    component = forms
 
     def __init__(self, source: GeneratedSource) -> None:
-        self.source = source
-        self.truth: dict[str, Any] = dict(source.truth["fields"])
-        self.a = run(source.asset, CONFIG_A)
-        self.b = run(source.asset, CONFIG_B)
+        super().__init__(source)
+        self.truth = dict(source.truth["fields"])
 
 
 def _cases(slice_name: str, seeds: range) -> list[Case]:

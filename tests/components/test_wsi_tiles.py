@@ -24,6 +24,7 @@ from jsonschema import Draft202012Validator
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import is_digest, sha256_digest
+from pytest_openmed.components import wsi_tiles
 from pytest_openmed.components._base import (
     MAX_ASSET_BYTES,
     AssetTooLarge,
@@ -38,6 +39,7 @@ from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.wsi import generate_wsi_tiles, render_tissue_mask
 from pytest_openmed.schemas import load_schema
 
+from ._cases import ComponentCase
 from ._corruption import corrupted, outputs_or_refusals
 
 VALIDATOR = Draft202012Validator(load_schema("component-wsi_tiles"))
@@ -45,16 +47,15 @@ VALIDATOR = Draft202012Validator(load_schema("component-wsi_tiles"))
 AMBIGUITY_SEEDS = (0, 3)
 
 
-class Case:
-    """One generated slide, its pyramid re-read by tifffile, and both outputs (computed once)."""
+class Case(ComponentCase):
+    """A generated slide, with its pyramid re-read by tifffile."""
+
+    component = wsi_tiles
 
     def __init__(self, source: GeneratedSource) -> None:
         import tifffile
 
-        self.source = source
-        self.truth = source.truth
-        self.a = run(source.asset, CONFIG_A)
-        self.b = run(source.asset, CONFIG_B)
+        super().__init__(source)
         with tifffile.TiffFile(io.BytesIO(source.asset)) as tif:
             self.levels = [level.asarray() for level in tif.series[0].levels]
 
