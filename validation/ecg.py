@@ -77,7 +77,8 @@ else:  # run as ``python validation/ecg.py``
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ecg"
-LUDB_LEADS = ("i", "ii", "iii", "avr", "avl", "avf", "v1", "v2", "v3", "v4", "v5", "v6")
+#: LUDB's lead names: the standard twelve, lower-case.
+LUDB_LEADS = tuple(name.lower() for name in STANDARD_LEADS)
 STANDARD = STANDARD_LEADS
 MITBIH_LEADS = {"MLII": "II", "V5": "V5"}
 MITBIH_WINDOW_S = 10.0

@@ -270,6 +270,13 @@ _GREY_PRINT_MAX = 0.5
 #: Set-aside print reading this much darker than the page's print leaves the box in doubt:
 #: an entry over the hint in a light ink (pencil, a light ballpoint) reads little darker.
 _PRINT_DOUBT = 0.075
+#: Entries whose darkest strokes (this quantile of a field's marks outside its placeholder
+#: box) read at least this share of the page's black print (the stroke reference) are written
+#: in a dark pen; lighter ones (pencil, a light ballpoint) can hide inside grey print.
+_PEN_QUANTILE = 0.95
+_DARK_PEN_SHARE = 0.99
+#: A field's marks outside its placeholder box measure the page's pen only from this many pixels.
+_PEN_SAMPLE_PX = 24
 #: Flat-fielding: the paper level is measured per block of this side (px), as a high
 #: quantile of its grey levels (a block is mostly paper), then median-filtered over
 #: this many blocks (a block inside a registration mark or dense ink is an outlier).
@@ -677,14 +684,47 @@ def _print_level(
     return min(grey) if grey else None
 
 
+def _interior(crop: FloatImage) -> FloatImage:
+    r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
+    return crop[r + inset : -r - inset, r + inset : -r - inset]
+
+
+def _dark_pen(
+    fields: tuple[FormField, ...], crops: list[FloatImage], config: FormsConfig, reference: float
+) -> bool:
+    """Whether the page's entries are written in a dark pen, measured on its marks outside
+    every placeholder box (checks, entries beside the hints).
+
+    One page is filled in with one pen. A dark pen reads as dark as the page's black
+    print; an entry over a grey hint in it stands out from the print. A lighter pen
+    (pencil, a light ballpoint) can read no darker than the print, so a hint box on its
+    page holding only print-like marks may hold an entry too. ``False`` when the page
+    has no marks to measure the pen on: nothing shows it is dark.
+    """
+    darkest = 0.0
+    for form_field, crop in zip(fields, crops, strict=True):
+        marks = crop.copy()
+        region = _placeholder_slices(form_field)
+        if region is not None:
+            marks[region] = 0.0
+        interior = _interior(marks)
+        evidence = _without_specks(
+            interior >= config.faint_darkness * reference, config.min_component_px
+        )
+        if int(evidence.sum()) >= _PEN_SAMPLE_PX:
+            darkest = max(darkest, float(np.quantile(interior[evidence], _PEN_QUANTILE)))
+    return darkest >= _DARK_PEN_SHARE * reference
+
+
 def _field_state(
     crop: FloatImage,
     form_field: FormField,
     config: FormsConfig,
     reference: float,
     print_level: float | None,
+    dark_pen: bool,
 ) -> str:
-    r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
+    r = RING_OUTER_PX
     ink_level = config.ink_darkness * reference
     if config.abstain_on_boundary_ink:
         ring = _without_specks(crop >= ink_level, config.min_component_px)
@@ -703,14 +743,24 @@ def _field_state(
         hidden = printed <= (1.0e9 if print_level is None else print_level + config.print_margin)
         doubt = _GREY_PRINT_MAX * reference if print_level is None else print_level + _PRINT_DOUBT
         set_aside = float(np.quantile(printed, _PRINT_QUANTILE)) >= doubt
+        if not dark_pen:
+            # A light pen's entry over the hint reads like the print: print-like marks
+            # set aside on such a page may hide an entry.
+            set_aside = set_aside or bool(
+                _without_specks(
+                    _interior(marked) >= config.faint_darkness * reference,
+                    config.min_component_px,
+                ).any()
+            )
         printed[hidden] = 0.0
-    interior = marked[r + inset : -r - inset, r + inset : -r - inset]
+    interior = _interior(marked)
     evidence = _without_specks(
         interior >= config.faint_darkness * reference, config.min_component_px
     )
     if not evidence.any():
-        # Ink-dark marks were set aside as print that was never measured: an entry
-        # over the hint and a black hint look alike, so the field is not "empty".
+        # Marks were set aside as print that may hide an entry (ink-dark marks over a
+        # print never measured, a light pen's marks over any print): an entry over the
+        # hint and the hint look alike, so the field is not "empty".
         return "abstain" if set_aside else "empty"
     ink = _without_specks(interior >= ink_level, config.min_component_px)
     span_x, span_y = _span(ink)
@@ -766,10 +816,11 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
             output={"fields": blurred}, abstained=True, abstain_reason="page_too_blurred"
         )
     print_level = _print_level(template.fields, crops, _GREY_PRINT_MAX * reference)
+    dark_pen = _dark_pen(template.fields, crops, config, reference)
     fields: dict[str, dict[str, Any]] = {}
     for form_field, crop in zip(template.fields, crops, strict=True):
         fields[form_field.name] = {
-            "state": _field_state(crop, form_field, config, reference, print_level),
+            "state": _field_state(crop, form_field, config, reference, print_level, dark_pen),
             "box": _image_box(registration, form_field.box, width, height),
         }
     ambiguous = any(entry["state"] == "abstain" for entry in fields.values())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_openmed.planner._isolated import exited_report, qualify_isolated
-from tests.plugin._helpers import WORKERS, validate_report
+from tests.plugin._helpers import WORKERS, ordinary_test, validate_report
 
 from ._helpers import planner_project
 
@@ -26,7 +26,7 @@ def test_a_planner_that_kills_its_process_is_a_planner_error_of_its_gate(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
     planner_project(pytester, PLANS, "vanishes")
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    ordinary_test(pytester.path)
     result = pytester.runpytest_subprocess(*workers, "--openmed-isolate", "--openmed-report=r.json")
     result.assert_outcomes(failed=7, passed=1)
     result.stdout.fnmatch_lines(["*critical (planner_error)*planner_error_cause=exited*"])

@@ -123,3 +123,23 @@ def test_the_controls_need_imaging_only_for_the_pack_controls(without: pytest.Py
     errors = [line for line in result.stdout.lines if line.startswith("ERROR ") and " - " in line]
     assert len(errors) == 12 and all("pack(" in line for line in errors)
     result.stdout.fnmatch_lines(["*12 missing dependency*"])
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_a_live_mcp_agent_names_the_mcp_extra(
+    without: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    monkeypatch.setenv("OPENMED_TEST_HIDDEN", "mcp,mcp_types,uvicorn")
+    without.makepyfile(
+        "from pytest_openmed.planner.mcp_controls import mcp_control_agent\n"
+        f"def test_it(qualify_mcp_agent):\n    {CANARY.lower()} = '{CANARY}'\n"
+        "    qualify_mcp_agent(mcp_control_agent)\n"
+    )
+    result = without.runpytest_subprocess(*VERBOSE, "--fulltrace", *workers)
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*openmed planner gate needs mcp*, which is not installed: pip install 'pytest-openmed[[]mcp[]]'"
+        ]
+    )
+    assert_plain(result.stdout.str() + result.stderr.str())

@@ -62,9 +62,7 @@ def test_a_run_given_explicit_paths_does_not_warn_about_gate_files_it_left_out(
 def test_with_warnings_as_errors_a_stray_gate_file_is_a_usage_error(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    write_claims_project(pytester.path, NOTES_GATE)
-    (pytester.path / "gates.openmed.toml").rename(pytester.path / "gates.toml")
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    misnamed_project(pytester.path)
     pytester.makeini("[pytest]\nfilterwarnings = error\n")
     result = pytester.runpytest_subprocess(*workers)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
