@@ -106,6 +106,16 @@ _P_PRESENT_SHARE = 0.8
 _P_LEAD_IN_S = 0.01
 #: ... and peaks, beat by beat, within this of the median beat's P peak (s).
 _P_JITTER_S = 0.03
+#: Atrial flutter: the atria depolarise continuously at 240–350 /min (a cycle of 171–250 ms),
+#: conducted to the ventricles at a fixed ratio of 2:1 to 4:1 ...
+_FLUTTER_CYCLE_S = (60.0 / 350.0, 60.0 / 240.0)
+_FLUTTER_RATIOS = (2, 3, 4)
+#: ... so the stretch from the T wave's end to the QRS holds the same wave again one cycle
+#: later: correlation at least this, at sizes within this share of each other, compared
+#: over at least this much (s) of that stretch.
+_FLUTTER_SIMILARITY = 0.9
+_FLUTTER_SIZE = 0.8
+_FLUTTER_MIN_COMPARED_S = 0.04
 #: The T wave's return is sought, and flattens, within this (s).
 _T_RETURN_S = 0.15
 #: A lead's T wave is located only when it stands this share of the lead's QRS height off the
@@ -541,6 +551,44 @@ def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
     return float(present.mean()) >= _P_PRESENT_SHARE
 
 
+def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float) -> bool:
+    """Whether the stretch from the T wave's end to the QRS repeats itself one flutter cycle on.
+
+    In sinus rhythm that stretch is isoelectric but for one P wave.  In atrial
+    flutter the atria depolarise continuously at 240–350 /min, and with a fixed
+    conduction ratio (2:1 to 4:1) every flutter wave is locked to the QRS, so
+    the median beat keeps them all: the stretch then holds the same wave, at
+    the same size, again one atrial cycle (RR / ratio) later, and the wave
+    before the QRS passes every P wave rule.  Samples one cycle apart, both in
+    that stretch (after this beat's T wave or the previous beat's), are
+    compared over all leads: a correlation of at least 0.9 with sizes within
+    0.8 of each other is flutter.
+    """
+    fs, beats = template.fs, template.beats
+    rr = rr_s * fs
+    on, end = qrs_on - 0.01 * fs, t_end + 0.02 * fs
+    index = np.arange(beats.shape[1])
+    diastole = ((index > end) & (index < on + rr)) | ((index > end - rr) & (index < on))
+    low, high = _FLUTTER_CYCLE_S
+    for ratio in _FLUTTER_RATIOS:
+        lag = round(rr / ratio)
+        if not low * fs <= lag <= high * fs:
+            continue
+        pairs = diastole[:-lag] & diastole[lag:]
+        if pairs.sum() < _FLUTTER_MIN_COMPARED_S * fs:
+            continue
+        first, later = beats[:, :-lag][:, pairs], beats[:, lag:][:, pairs]
+        first = first - first.mean(axis=1, keepdims=True)
+        later = later - later.mean(axis=1, keepdims=True)
+        sizes = math.sqrt(float((first**2).sum())), math.sqrt(float((later**2).sum()))
+        if min(sizes) <= 0.0:
+            continue
+        similarity = float((first * later).sum()) / (sizes[0] * sizes[1])
+        if similarity >= _FLUTTER_SIMILARITY and min(sizes) >= _FLUTTER_SIZE * max(sizes):
+            return True
+    return False
+
+
 def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
     """How many samples before R a ventricular pacing stimulus lies, or ``None`` (not paced).
 
@@ -599,6 +647,8 @@ def _delineate(
     if t_end is not None:
         p_from = max(p_from, round(t_end - rr_s * fs + 0.02 * fs))
     p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
+    if p_on is not None and t_end is not None and _flutter_waves(template, qrs_on, t_end, rr_s):
+        p_on = None  # locked flutter waves: the wave before the QRS is one of them
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
