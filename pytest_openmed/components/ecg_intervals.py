@@ -21,9 +21,10 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    |slope|) where it has stayed within 7 % of its QRS peak for 20 ms; P onset
    against a straight TP-to-PR baseline per lead, at half the P height moved
    along the tangent, for a P wave that is a wave, stands alone, rises from a
-   quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS
-   (a PR exists only when one P wave conducts to each QRS: not in fibrillation
-   or flutter); T offset per lead by the trapezium-area method after the
+   quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
+   in a diastole that does not repeat itself one atrial flutter cycle on (a PR
+   exists only when one P wave conducts to each QRS: not in fibrillation or
+   flutter); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
    be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
