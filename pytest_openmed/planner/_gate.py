@@ -460,6 +460,8 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
                 reference=reference,
                 model_identity=declaration.model,
             )
+        if outcome.recording is not None and settings.recorded is not None:
+            settings.recorded(spec.label, outcome.recording.describe())
         reports = tuple(trial.report for trial in outcome.trials)
         injections = tuple(trial.injection for trial in outcome.trials if trial.injection)
         usage = {"usage_tokens": outcome.tokens, "usage_responses": outcome.responses_with_usage}

@@ -34,7 +34,7 @@ from typing import Any
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
 from pytest_openmed._jsonread import read_limited, strict_decoder
 from pytest_openmed.contract import locate_input_error
-from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.errors import InputRefused, InvalidArgument, plural
 from pytest_openmed.planner._silence import when_audible
 from pytest_openmed.planner.declaration import (
     INJECTION_ITEMS,
@@ -548,18 +548,42 @@ class WireQualification:
 
 
 @dataclass(frozen=True, slots=True)
+class Recording:
+    """What a recording wrote: trials recorded and kept (a resumed cassette), runs, exchanges.
+
+    Counts only: a recording's note names no path, model or content.
+    """
+
+    recorded: int
+    kept: int
+    runs: int
+    exchanges: int
+
+    def describe(self) -> str:
+        """One line for the terminal: ``cassette recorded: 3 trials, 3 runs, 42 exchanges``."""
+        size = f"{plural(self.runs, 'run')}, {plural(self.exchanges, 'exchange')}"
+        if not self.kept:
+            return f"cassette recorded: {plural(self.recorded, 'trial')}, {size}"
+        return (
+            f"cassette resumed: {plural(self.kept, 'trial')} kept, {self.recorded} recorded; {size}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class WireTrials:
     """The reports of k trials, and what they cost.
 
     ``tokens`` sums the ``usage`` of every response that reports one
     (:func:`response_tokens`; ``responses_with_usage`` says how many did);
-    ``seconds`` is the wall time of a live run or recording, ``None`` on replay.
+    ``seconds`` is the wall time of a live run or recording, ``None`` on replay;
+    ``recording`` says what a recording wrote (``None``: nothing was written).
     """
 
     trials: tuple[WireQualification, ...]
     tokens: int = 0
     responses_with_usage: int = 0
     seconds: float | None = None
+    recording: Recording | None = None
 
     def __repr__(self) -> str:
         return f"WireTrials(trials={len(self.trials)})"
@@ -813,11 +837,16 @@ class _Session:
             self.policy.progress(len(results), self.trials)  # every conversation has ended
         if cassette is not None and not pending:
             _write(cassette, self.held.recorded(self.dialect, runs))
+        recording = None
+        if cassette is not None:
+            exchanges = sum(len(run) for run in runs.values())
+            recording = Recording(len(pending), self.trials - len(pending), len(runs), exchanges)
         return WireTrials(
             tuple(results[index] for index in range(self.trials)),
             self.usage.tokens,
             self.usage.responses,
             time.monotonic() - started,
+            recording,
         )
 
 
@@ -906,11 +935,14 @@ def _replay(
     if cassette.dialect != dialect:
         raise DialectChanged()
     held.check(cassette)
-    if not set(range(trials)) <= cassette.trial_indices(injection_suite):
-        if trials > 1 and 0 in cassette.trial_indices(injection_suite):
-            raise FewerTrialsError()
-        if injection_suite and set(range(trials)) <= cassette.trial_indices(False):
+    complete = cassette.trial_indices(injection_suite)
+    if not set(range(trials)) <= complete:
+        if injection_suite and not complete and cassette.trial_indices(False):
+            # No trial holds the suite's runs: it was switched on after recording (and
+            # possibly trials raised too); recording again is the one remedy for both.
             raise InjectionSuiteNotRecorded()
+        if trials > 1 and 0 in complete:
+            raise FewerTrialsError()
         raise StaleCassetteError()
     usage = _Usage()
     results = []
