@@ -92,6 +92,22 @@ def _called_name(node: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
 
 
+#: Helpers that raise a caller's fixed message: the message's position and keyword.
+MESSAGE_HELPERS = {
+    "check_bounds": (5, "message"),
+    "materialise": (2, "message"),
+    "bounded": (2, "refuse"),
+}
+
+
+def _helper_message(node: ast.Call) -> ast.expr | None:
+    """The message argument of a call to one of :data:`MESSAGE_HELPERS`, if any."""
+    position, keyword = MESSAGE_HELPERS[_called_name(node)]
+    if len(node.args) > position:
+        return node.args[position]
+    return next((k.value for k in node.keywords if k.arg == keyword), None)
+
+
 def _messages_of(path: Path) -> Iterator[str]:
     tree = ast.parse(path.read_bytes(), filename=str(path))
     constants = _module_constants(tree)
@@ -102,6 +118,12 @@ def _messages_of(path: Path) -> Iterator[str]:
                 if id(node) not in docstrings:
                     yield node.value
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called_name(node) in MESSAGE_HELPERS:
+            message = _helper_message(node)
+            text = None if message is None else skeleton(message, constants)
+            if text is not None:
+                yield text
+            continue
         if not isinstance(node, ast.Call) or _called_name(node) not in SHOWN:
             continue
         arguments = node.args[:2] if _called_name(node) == "Expected" else node.args[:1]
@@ -138,7 +160,8 @@ MESSAGES = fixed_messages()
 
 def test_the_scan_finds_the_messages() -> None:
     """Every kind of source is read, so the test below cannot pass by finding nothing."""
-    assert "stride must be an int in 1..4096" in MESSAGES  # a constant
+    assert "thresholds and scales must be positive" in MESSAGES  # a constant
+    assert "fractional thresholds must be floats in [0, 1]" in MESSAGES  # a helper's message
     assert f"{HOLE} must be a 'sha256:' digest of 64 lowercase hex digits" in MESSAGES  # f-string
     assert "must be true or false" in MESSAGES  # an Expected wording
     assert "could not write the requested output file" in MESSAGES  # an OSError

@@ -29,7 +29,12 @@ from numpy.typing import NDArray
 from scipy import ndimage
 
 from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
-from pytest_openmed.components._base import ComponentOutput, UnsupportedAsset, check_asset
+from pytest_openmed.components._base import (
+    ComponentOutput,
+    UnsupportedAsset,
+    check_asset,
+    check_bounds,
+)
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
@@ -68,6 +73,9 @@ MAX_TEMPLATE_SIDE = 4096
 
 _PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA"})
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+#: Bounds of a configuration's pixel counts and of its registration tolerances.
+_MAX_PX = 4096
+_MAX_TOLERANCE = 45.0
 
 Box = tuple[int, int, int, int]
 FieldKind = Literal["checkbox", "text"]
@@ -157,7 +165,9 @@ class FormTemplate:
             if type(value) is not int:
                 raise InvalidArgument("template sizes must be integers")
         if not (64 <= self.width <= MAX_TEMPLATE_SIDE and 64 <= self.height <= MAX_TEMPLATE_SIDE):
-            raise InputRefused("template page sides must be between 64 and 4096 pixels")
+            raise InputRefused(
+                f"template page sides must be between 64 and {MAX_TEMPLATE_SIDE} pixels"
+            )
         if not 8 <= self.mark_size <= 128:
             raise InputRefused("mark_size must be between 8 and 128 pixels")
         marks = tuple(tuple(m) for m in self.marks)
@@ -167,7 +177,7 @@ class FormTemplate:
             raise InputRefused("mark centres must lie inside the page")
         fields = tuple(self.fields)
         if not 1 <= len(fields) <= MAX_TEMPLATE_FIELDS:
-            raise InputRefused("a template needs between 1 and 128 fields")
+            raise InputRefused(f"a template needs between 1 and {MAX_TEMPLATE_FIELDS} fields")
         if any(type(f) is not FormField for f in fields):
             raise InvalidArgument("template fields must be FormField instances")
         if len({f.name for f in fields}) != len(fields):
@@ -192,7 +202,9 @@ class FormTemplate:
         if type(raw_fields) is not list or type(raw_marks) is not list:
             raise InputRefused("template 'fields' and 'marks' must be lists")
         if len(raw_fields) > MAX_TEMPLATE_FIELDS or len(raw_marks) != 4:
-            raise InputRefused("a template needs between 1 and 128 fields and four marks")
+            raise InputRefused(
+                f"a template needs between 1 and {MAX_TEMPLATE_FIELDS} fields and four marks"
+            )
         fields = []
         for raw in raw_fields:
             if not isinstance(raw, Mapping) or not (
@@ -352,35 +364,46 @@ class FormsConfig:
     def __post_init__(self) -> None:
         if type(self.template) is not FormTemplate:
             raise InvalidArgument("template must be a FormTemplate")
-        for name in (
+        counts = (
             "min_component_px",
             "boundary_ink_min_px",
             "search_radius_px",
             "filled_min_ink_px",
-        ):
-            value = getattr(self, name)
-            if type(value) is not int or not 1 <= value <= 4096:
-                raise InputRefused("integer thresholds must be between 1 and 4096")
-        if type(self.filled_min_extent_px) is not int or not 0 <= self.filled_min_extent_px <= 4096:
-            raise InputRefused("integer thresholds must be between 0 and 4096")
-        for name in (
+        )
+        check_bounds(
+            self, counts, int, 1, _MAX_PX, f"integer thresholds must be between 1 and {_MAX_PX}"
+        )
+        check_bounds(
+            self,
+            ("filled_min_extent_px",),
+            int,
+            0,
+            _MAX_PX,
+            f"integer thresholds must be between 0 and {_MAX_PX}",
+        )
+        fractions = (
             "ink_darkness",
             "faint_darkness",
             "checked_min_fraction",
             "checked_min_span",
             "print_margin",
-        ):
-            value = getattr(self, name)
-            if type(value) is not float or not 0.0 <= value <= 1.0:
-                raise InputRefused("fractional thresholds must be floats in [0, 1]")
+        )
+        check_bounds(
+            self, fractions, float, 0.0, 1.0, "fractional thresholds must be floats in [0, 1]"
+        )
         if self.faint_darkness > self.ink_darkness:
             raise InputRefused("faint_darkness must not exceed ink_darkness")
         if type(self.abstain_on_boundary_ink) is not bool:
             raise InvalidArgument("abstain_on_boundary_ink must be a bool")
-        for name in ("max_rotation_deg", "max_mark_residual_px"):
-            value = getattr(self, name)
-            if type(value) is not float or not 0.0 < value <= 45.0:
-                raise InputRefused("registration tolerances must be floats in (0, 45]")
+        check_bounds(
+            self,
+            ("max_rotation_deg", "max_mark_residual_px"),
+            float,
+            0.0,
+            _MAX_TOLERANCE,
+            f"registration tolerances must be floats in (0, {_MAX_TOLERANCE:g}]",
+            above_low=True,
+        )
 
     def __repr__(self) -> str:
         return f"FormsConfig(template={self.template!r})"
