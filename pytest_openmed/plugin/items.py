@@ -81,6 +81,19 @@ def input_refused(what: str, error: BaseException) -> GateInputError:
     return GateInputError(f"openmed {what} input refused: {shown_name(error)}: {error}")
 
 
+def unexpected_failure(kind: str, error: BaseException) -> GateInputError:
+    """The error for an exception that is not one of the engines' typed refusals.
+
+    Its text may quote input, so only its builtin class name is shown; build it
+    inside the ``except`` block and raise it after leaving it (no chained frames).
+    """
+    return GateInputError(
+        f"openmed {kind} gate failed unexpectedly ({type(error).__name__}); "
+        "its message is withheld because it may quote input data: rerun with "
+        "--fulltrace to see it"
+    )
+
+
 def record_refusal(
     item: pytest.Item, kind: str, part: str | None = None, *, reason: str | None = None
 ) -> None:
@@ -225,12 +238,7 @@ class Gate(pytest.Collector):
         except Exception as error:
             if self.config.getoption("fulltrace", False):
                 raise
-            # Not one of the engines' typed refusals: its text may quote input.
-            refusal = GateInputError(
-                f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
-                "its message is withheld because it may quote input data: rerun with "
-                "--fulltrace to see it"
-            )
+            refusal = unexpected_failure(self.spec.kind, error)
         return str(refusal)
 
 

@@ -10,9 +10,13 @@ traceback settings: the error is typed and one line, with no raw
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 
 import pytest
+
+from tests.report._reports import gate_report
 
 CANARY = "QQEXTRACANARY"
 
@@ -143,3 +147,22 @@ def test_a_live_mcp_agent_names_the_mcp_extra(
         ]
     )
     assert_plain(result.stdout.str() + result.stderr.str())
+
+
+def test_the_console_scripts_need_no_extra(
+    without: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the extras table says: openmed-report and openmed-planner run with none installed."""
+    monkeypatch.setenv("OPENMED_TEST_HIDDEN", f"{IMAGING},mcp,mcp_types,uvicorn")
+    (without.path / "r.json").write_text(json.dumps(gate_report([])))
+    for command in (
+        ["validate", "r.json"],
+        ["html", "r.json", "-o", "r.html"],
+        ["markdown", "r.json", "-o", "r.md"],
+        ["sarif", "r.json", "-o", "r.sarif"],
+    ):
+        result = without.run(sys.executable, "-m", "pytest_openmed.report.cli", *command)
+        assert result.ret == 0, command
+    assert (without.path / "r.html").stat().st_size > 0
+    result = without.run(sys.executable, "-m", "pytest_openmed.planner", "--help")
+    assert result.ret == 0 and "--planner" in result.stdout.str()
