@@ -14,21 +14,11 @@ import argparse
 import json
 from typing import Any
 
+from _reports import synthetic_report
 from _timing import median_ms
 
+from pytest_openmed.planner.report import COUNT_NAMES
 from pytest_openmed.report.html import render_html
-
-PLANNER_COUNTERS = (
-    "proposals",
-    "schema_valid_calls",
-    "schema_invalid_calls",
-    "out_of_grant_proposals",
-    "approval_evasion_retries",
-    "hostile_instruction_compliance",
-    "planner_errors",
-    "task_completion",
-    "scenarios",
-)
 
 
 def _entry(index: int) -> dict[str, Any]:
@@ -47,7 +37,7 @@ def _entry(index: int) -> dict[str, Any]:
             "claim_count": 40,
         }
     elif kind == "planner":
-        metrics = dict.fromkeys(PLANNER_COUNTERS, 1)
+        metrics = dict.fromkeys(COUNT_NAMES, 1)
     else:
         metrics = {"units": 40, "reviews": 80, "adjudications": 0}
         block = {
@@ -84,64 +74,12 @@ def _entry(index: int) -> dict[str, Any]:
     }
 
 
-def synthetic_report(verdicts: int) -> dict[str, Any]:
-    return {
-        "schema_version": "1.2",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "run": {
-            "exit_status": 0,
-            "partial_selection": False,
-            "keyword_selection": False,
-            "marker_selection": False,
-            "last_failed": False,
-            "deselected": 0,
-            "stopped_early": False,
-            "seed": 0,
-            "resamples": 1000,
-            "timing": {
-                "started": "2026-12-01T12:00:00.000000Z",
-                "duration": 2.0,
-                "gates": {},
-            },
-            "environment": {
-                "python": "3.11.7",
-                "pytest": "9.0.3",
-                "platform": "Linux-x86_64",
-                "commit": None,
-            },
-        },
-        "summary": {
-            "gates": verdicts,
-            "outcomes": {"passed": verdicts, "failed": 0, "error": 0, "skipped": 0},
-            "statuses": {
-                "passed": verdicts,
-                "threshold": 0,
-                "critical": 0,
-                "blocked": 0,
-                "hold": 0,
-            },
-            "items": {
-                "passed": verdicts,
-                "failed": 0,
-                "error": 0,
-                "skipped": 0,
-                "xfailed": 0,
-                "xpassed": 0,
-            },
-        },
-        "gates": [_entry(index) for index in range(verdicts)],
-        "waivers": [],
-        "extensions": {},
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--verdicts", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=7)
     options = parser.parse_args()
-    report = synthetic_report(options.verdicts)
+    report = synthetic_report([_entry(index) for index in range(options.verdicts)])
     history = [(f"run{n}", report) for n in range(10)]
     baseline = median_ms(lambda: json.dumps(report, indent=2, sort_keys=True), options.repeat)
     page = median_ms(lambda: render_html(report), options.repeat)

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _reports import synthetic_report
+
 _ENVIRON = {
     **{k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "GITHUB_", "CI_"))},
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
@@ -113,64 +115,26 @@ def _shard_report(index: int, count: int, verdicts: int, gates: list[str]) -> di
             )
             positions[nodeid] = {"position": position + offset, "gate": gate}
     every = "".join(f"{gate}\n" for gate in sorted(gates))
+    shard = {
+        "index": index,
+        "count": count,
+        "balanced_by": None,
+        "gates": sorted(mine),
+        "collected": {
+            "gates": len(gates),
+            "digest": "sha256:" + hashlib.sha256(every.encode()).hexdigest(),
+        },
+        "gate_selection": None,
+        "gate_files": {"gates.openmed.toml": "sha256:" + "0" * 64},
+        "inputs": {},
+        "positions": positions,
+    }
     timing = {
         "started": "2026-12-01T15:30:00.000000Z",
         "duration": 1.0,
         "gates": dict.fromkeys(mine, 0.01),
     }
-    items = {"failed": 0, "passed": len(entries), "skipped": 0, "xfailed": 0, "xpassed": 0}
-    return {
-        "schema_version": "1.2",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "run": {
-            "exit_status": 0,
-            "partial_selection": True,
-            "keyword_selection": False,
-            "marker_selection": False,
-            "last_failed": False,
-            "deselected": 0,
-            "stopped_early": False,
-            "seed": 0,
-            "resamples": 1000,
-            "timing": timing,
-            "environment": {
-                "python": "3.11.7",
-                "pytest": "9.0.3",
-                "platform": "Linux-x86_64",
-                "commit": None,
-            },
-            "shard": {
-                "index": index,
-                "count": count,
-                "balanced_by": None,
-                "gates": sorted(mine),
-                "collected": {
-                    "gates": len(gates),
-                    "digest": "sha256:" + hashlib.sha256(every.encode()).hexdigest(),
-                },
-                "gate_selection": None,
-                "gate_files": {"gates.openmed.toml": "sha256:" + "0" * 64},
-                "inputs": {},
-                "positions": positions,
-            },
-        },
-        "summary": {
-            "gates": len(entries),
-            "outcomes": {"passed": len(entries), "failed": 0, "error": 0, "skipped": 0},
-            "statuses": {
-                "passed": len(entries),
-                "threshold": 0,
-                "critical": 0,
-                "blocked": 0,
-                "hold": 0,
-            },
-            "items": {**items, "error": 0},
-        },
-        "gates": entries,
-        "waivers": [],
-        "extensions": {},
-    }
+    return synthetic_report(entries, partial_selection=True, timing=timing, shard=shard)
 
 
 def _merge_child(files: list[str]) -> None:

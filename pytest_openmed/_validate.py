@@ -1,6 +1,8 @@
 """The one home of the validation rules that cross modules.
 
-Integers in a range, rates from 0 to 1, the seed range, bounded
+Integers in a range, rates from 0 to 1, the seed range (and the run-wide
+bounds the plugin's options share with the engines: resamples, publication
+cell size), bounded
 materialisation, JSON objects that repeat a name and JSON's non-constants
 (``NaN``, ``Infinity``) are refused the same way wherever they are read.  Each
 caller keeps its own fixed, value-free message (and error type): a rule takes
@@ -12,10 +14,10 @@ plugin may use it at load time.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NoReturn, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NoReturn, TypeVar, overload
 
-from pytest_openmed.errors import InputRefused, LimitExceeded
+from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 T = TypeVar("T")
 
@@ -24,6 +26,13 @@ Refuse = str | Callable[[], Exception]
 
 #: Seeds are whole numbers from 0 to this (a signed 64-bit integer, as numpy and JSON readers take).
 MAX_SEED = 2**63 - 1
+#: Bootstrap resamples: a run's default, and the most one claims evaluation takes.
+DEFAULT_RESAMPLES = 1000
+MAX_RESAMPLES = 100_000
+#: Publication cell size: the smallest (a gate or a run may raise it, never lower
+#: it) and the largest a gate or a run may ask for.
+MIN_CELL = 5
+MAX_MIN_CELL = 1_000_000
 
 
 def refusal(refuse: Refuse, default: type[Exception] = InputRefused) -> Exception:
@@ -64,19 +73,75 @@ def check_rate(value: object, refuse: Refuse, *, wrong_type: Refuse | None = Non
     return float(value)
 
 
-def bounded(items: Iterable[T], limit: int, refuse: Refuse) -> list[T]:
+@overload
+def bounded(items: Iterable[T], limit: int, refuse: Refuse) -> list[T]: ...
+
+
+@overload
+def bounded(
+    items: object, limit: int, refuse: Refuse, *, wrong_type: Refuse, failed: Refuse | None = None
+) -> list[Any]: ...
+
+
+def bounded(
+    items: object,
+    limit: int,
+    refuse: Refuse,
+    *,
+    wrong_type: Refuse | None = None,
+    failed: Refuse | None = None,
+) -> list[Any]:
     """Materialise ``items``, consuming at most ``limit + 1`` of them.
 
     More than ``limit`` is refused (a :class:`~pytest_openmed.errors.LimitExceeded`
-    for a message): nothing is truncated or sampled silently.
+    for a message): nothing is truncated or sampled silently.  A list or tuple
+    is measured, not iterated, and copied: the limit holds for the collection
+    as it was handed over.  With ``wrong_type`` (an
+    :class:`~pytest_openmed.errors.InvalidArgument` for a message), a string,
+    bytes, a mapping or a non-iterable is refused rather than iterated; with
+    ``failed`` (likewise), whatever the caller's ``__iter__``/``__next__``
+    raises becomes that fixed error, since its text may hold an identifier.
     """
-    result: list[T] = []
-    iterator: Iterator[T] = iter(items)
+    if type(items) is list or type(items) is tuple:
+        if len(items) > limit:
+            raise refusal(refuse, LimitExceeded)
+        return list(items)
+    if wrong_type is None:
+        iterator: Iterator[Any] = iter(items)  # type: ignore[call-overload]
+    else:
+        iterator = _iterate(items, wrong_type, failed)
+    result: list[Any] = []
     for item in iterator:
         if len(result) == limit:
             raise refusal(refuse, LimitExceeded)
         result.append(item)
     return result
+
+
+def _iterate(items: object, wrong_type: Refuse, failed: Refuse | None) -> Iterator[Any]:
+    """The items of a collection that is not a string, bytes or a mapping (see :func:`bounded`)."""
+    try:
+        collection = not isinstance(items, str | bytes | bytearray | Mapping)
+        iterator: Iterator[Any] | None = iter(items) if collection else None  # type: ignore[call-overload]
+    except TypeError:
+        iterator = None
+    except Exception:
+        if failed is None:
+            raise
+        raise refusal(failed, InvalidArgument) from None
+    if iterator is None:
+        raise refusal(wrong_type, InvalidArgument)
+    if failed is None:
+        yield from iterator
+        return
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception:
+            raise refusal(failed, InvalidArgument) from None
+        yield item
 
 
 def unique_names_hook(refuse: Refuse) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
+from pytest_openmed._validate import DEFAULT_RESAMPLES
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
@@ -346,7 +347,7 @@ class GateSettings:
     """Run-wide defaults resolved from CLI and ini (CLI wins)."""
 
     seed: int = 0
-    resamples: int = 1000
+    resamples: int = DEFAULT_RESAMPLES
     #: ``--openmed-min-cell``; ``None``: the multimodal engine's ``MIN_CELL``.
     min_cell: int | None = None
     key_env: str | None = None

@@ -15,6 +15,7 @@ import argparse
 from typing import NoReturn
 
 __all__ = [
+    "EXTRAS",
     "AssetTooLarge",
     "ComponentError",
     "CorruptAsset",
@@ -26,6 +27,9 @@ __all__ = [
     "UnsupportedAsset",
     "UsageError",
     "argparse_refusal",
+    "missing_extra",
+    "missing_extra_text",
+    "names_a_missing_extra",
     "plural",
     "shown_name",
 ]
@@ -131,3 +135,52 @@ def shown_name(error: BaseException) -> str:
 def plural(count: int, noun: str) -> str:
     """``1 gate``, ``2 gates``: the one place a count meets its noun (terminal, console scripts)."""
     return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+#: The optional extras of ``pyproject.toml`` the package imports from: per extra, each
+#: top-level module it provides and that module's distribution.  The one place this is
+#: written down: the missing-dependency errors name an extra from it, and the extras table
+#: of docs/quickstart.md shows it (a test keeps the page, this table and pyproject.toml
+#: equal).  ``numpy`` is also a core dependency; it is here so a broken install still
+#: names an install command.  The ``docs`` and ``dev`` extras are never imported.
+EXTRAS: dict[str, dict[str, str]] = {
+    "imaging": {
+        "PIL": "Pillow",
+        "numpy": "numpy",
+        "pydicom": "pydicom",
+        "scipy": "scipy",
+        "tifffile": "tifffile",
+    },
+    # mcp-types and anyio are installed by mcp itself.
+    "mcp": {"anyio": "anyio", "mcp": "mcp", "mcp_types": "mcp-types", "uvicorn": "uvicorn"},
+    "strategies": {"hypothesis": "hypothesis"},
+}
+
+#: How every missing-dependency message ends (after ``… needs <distribution>``).
+_MISSING_EXTRA = ", which is not installed: pip install 'pytest-openmed[{extra}]'"
+
+
+def missing_extra(error: ImportError) -> tuple[str, str] | None:
+    """``(distribution, extra)`` when ``error`` says a module of an optional extra is missing.
+
+    Only the module's name is read (``ImportError.name``), never its message.
+    """
+    module = (error.name or "").partition(".")[0]
+    for extra, modules in EXTRAS.items():
+        if module in modules:
+            return modules[module], extra
+    return None
+
+
+def missing_extra_text(subject: str, error: ImportError) -> str | None:
+    """``<subject> needs <distribution>, which is not installed: pip install …``, or None."""
+    found = missing_extra(error)
+    if found is None:
+        return None
+    distribution, extra = found
+    return f"{subject} needs {distribution}" + _MISSING_EXTRA.format(extra=extra)
+
+
+def names_a_missing_extra(text: str) -> bool:
+    """Whether ``text`` is a missing-dependency message (a shared outcome is kept as text)."""
+    return any(text.endswith(_MISSING_EXTRA.format(extra=extra)) for extra in EXTRAS)

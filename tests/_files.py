@@ -8,6 +8,17 @@ from pathlib import Path
 import pytest
 
 
+def file_writer(name: str) -> Callable[[Path, str], Path]:
+    """``write(directory, text)``: ``text`` written to the file ``name`` in ``directory``; its path."""
+
+    def write(directory: Path, text: str) -> Path:
+        path = directory / name
+        path.write_text(text)
+        return path
+
+    return write
+
+
 def read_or_refuse(
     tmp_path_factory: pytest.TempPathFactory,
     name: str,

@@ -13,19 +13,16 @@ from __future__ import annotations
 
 import ast
 import importlib
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import pytest_openmed
+from tests._imports import HEAVY, modules_after
 
 ROOT = Path(pytest_openmed.__file__).parent
 ENGINES = ("claims", "planner", "multimodal", "components")
-HEAVY = frozenset({"numpy", "PIL", "pydicom", "tifffile", "jsonschema", "scipy"})
 LEAVES = sorted(
     f"pytest_openmed.{engine}.{path.stem}"
     for engine in ENGINES
@@ -120,15 +117,7 @@ def _engine(module: str) -> str | None:
 
 
 def _loaded(module: str) -> tuple[set[str], set[str]]:
-    code = (
-        f"import json, sys; import {module}; "
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] "
-        "in ('pytest_openmed', *" + repr(tuple(HEAVY)) + "))))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    names = json.loads(done.stdout)
+    names = modules_after(f"import {module}")
     return (
         {n for n in names if n.startswith("pytest_openmed")},
         {n for n in names if n in HEAVY},

@@ -6,7 +6,9 @@ import ast
 import itertools
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -37,6 +39,49 @@ def test_bounded_refuses_with_a_limit_error_or_the_callers_own() -> None:
         v.bounded(range(3), 2, "too many")
     with pytest.raises(KeyError):
         v.bounded(range(3), 2, lambda: KeyError("mine"))
+
+
+def test_bounded_measures_a_list_or_tuple_and_copies_it() -> None:
+    class Unreadable(list[int]):
+        def __iter__(self) -> Any:
+            raise AssertionError("a list subclass is iterated, like any other iterable")
+
+    items = [1, 2, 3]
+    copied = v.bounded(items, 3, "too many")
+    items.append(4)
+    assert copied == [1, 2, 3]
+    with pytest.raises(LimitExceeded, match=r"^too many$"):
+        v.bounded(tuple(items), 3, "too many")
+    with pytest.raises(AssertionError):
+        v.bounded(Unreadable(), 3, "too many")
+
+
+@pytest.mark.parametrize("value", ["abc", b"abc", bytearray(b"abc"), {"a": 1}, 3, None])
+def test_bounded_with_wrong_type_refuses_text_bytes_mappings_and_scalars(value: object) -> None:
+    with pytest.raises(InvalidArgument, match=r"^not a collection$"):
+        v.bounded(value, 10, "too many", wrong_type="not a collection")
+    with pytest.raises(KeyError):
+        v.bounded(value, 10, "too many", wrong_type=lambda: KeyError("mine"))
+
+
+def test_bounded_with_failed_replaces_what_the_callers_iterator_raises() -> None:
+    canary = "CANARY-patient-4711"
+
+    def broken() -> Iterator[int]:
+        yield 1
+        raise RuntimeError(canary)
+
+    class BrokenIter:
+        def __iter__(self) -> Iterator[int]:
+            raise RuntimeError(canary)
+
+    for items in (broken(), BrokenIter()):
+        with pytest.raises(InvalidArgument, match=r"^unreadable$") as caught:
+            v.bounded(items, 10, "too many", wrong_type="not a collection", failed="unreadable")
+        assert caught.value.__cause__ is None and caught.value.__suppress_context__
+        assert canary not in str(caught.value)
+    with pytest.raises(RuntimeError, match=canary):  # without ``failed`` it propagates
+        v.bounded(broken(), 10, "too many", wrong_type="not a collection")
 
 
 @pytest.mark.parametrize("value", [True, 1.0, "1", None, -1, 11, 2**400])

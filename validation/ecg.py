@@ -47,6 +47,10 @@ inside its beat's QRS (exact truth: onset to offset, so a mark on a pacing
 stimulus is outside); PR reported on no fibrillation or flutter source;
 gross errors shown for information.
 
+Peak memory (issue 11): each component, in its own process, on the largest
+12-lead asset the carriers accept (LUDB 1's leads repeated end to end), peaks
+under the resource-bound target.
+
 Every target of issues 11 and 27 is printed with its measured figure and whether
 it holds; the exit status is 1 when one fails.
 """
@@ -66,18 +70,20 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.carriers.ecg import STANDARD_LEADS
+from pytest_openmed.carriers.ecg import MAX_SAMPLES_PER_LEAD, STANDARD_LEADS
+from pytest_openmed.carriers.limits import MAX_ASSET_BYTES
 from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT, read_waveform
 from pytest_openmed.components import ecg_intervals, ecg_quality
 
 if __package__:  # imported as ``validation.ecg``
-    from validation._report import Report, Target
+    from validation._report import Report, Target, peak_target
 else:  # run as ``python validation/ecg.py``
-    from _report import Report, Target
+    from _report import Report, Target, peak_target
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "ecg"
-LUDB_LEADS = ("i", "ii", "iii", "avr", "avl", "avf", "v1", "v2", "v3", "v4", "v5", "v6")
+#: LUDB's lead names: the standard twelve, lower-case.
+LUDB_LEADS = tuple(name.lower() for name in STANDARD_LEADS)
 STANDARD = STANDARD_LEADS
 MITBIH_LEADS = {"MLII": "II", "V5": "V5"}
 MITBIH_WINDOW_S = 10.0
@@ -624,6 +630,31 @@ def form_lines(count: int) -> list[Target]:
     return lines
 
 
+# -- peak memory -------------------------------------------------------------------------------
+
+
+def longest_asset(record: Reference) -> tuple[bytes, int]:
+    """The record's leads repeated end to end into the largest asset the carriers accept (at
+    most ``MAX_SAMPLES_PER_LEAD`` samples per lead and ``MAX_ASSET_BYTES``), and the repeats."""
+    asset, repeats = record.asset, 1
+    while (repeats + 1) * record.leads["II"].shape[0] <= MAX_SAMPLES_PER_LEAD:
+        longer = waveform_asset(
+            record.fs, {name: np.tile(lead, repeats + 1) for name, lead in record.leads.items()}
+        )
+        if len(longer) > MAX_ASSET_BYTES:
+            break
+        asset, repeats = longer, repeats + 1
+    return asset, repeats
+
+
+def peak_lines(report: Report, record: Reference) -> None:
+    """Each ECG component's peak memory on the largest 12-lead asset accepted (issue 11)."""
+    asset, repeats = longest_asset(record)
+    label = f"{record.name} x{repeats}, 12 leads ({len(asset) // 1024} KiB)"
+    for component in ("ecg_quality", "ecg_intervals"):
+        peak_target(report, f"{label}, {component}", component, asset, "ran")
+
+
 # -- main --------------------------------------------------------------------------------------
 
 
@@ -632,7 +663,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--generated", type=int, default=24, help="generated cases per check")
     parser.add_argument("--skip-lead-count", action="store_true")
-    parser.add_argument("--forms", type=int, default=8, help="generated sources per heart form")
+    parser.add_argument("--forms", type=int, default=16, help="generated sources per heart form")
+    parser.add_argument("--skip-peak", action="store_true", help="skip the peak-memory runs")
     args = parser.parse_args(argv)
     ludb_dir, mit_dir = args.data / "ludb-dev", args.data / "mitbih-100"
     if not ludb_dir.is_dir() or not mit_dir.is_dir():
@@ -658,6 +690,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = Report()
     for line in lines:
         report.add(line)
+    if not args.skip_peak:
+        peak_lines(report, halves[0][1][0])
     return report.summary()
 
 

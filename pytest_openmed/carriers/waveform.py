@@ -18,10 +18,13 @@ most of it, about 9 ms for a 238 KiB 12-lead waveform on a loaded 2-core
 machine where the byte-mask check this replaced took 0.5 ms; a 64 MiB pack
 whose quarter is waveforms spends some 0.3 to 0.6 s on them, against components
 that run for seconds (``docs/architecture.md``, the standard library first).
+The last document checked is kept, so the same bytes sniffed by a pack and
+read by a component (or by two configurations) are parsed once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -121,7 +124,22 @@ def check_waveform_json(data: bytes) -> WaveformJson:
     ``format`` is not ``openmed.waveform.v1``.  The document is parsed with
     :mod:`json` and the schema's rules are written out here (a schema validator
     is a heavy import and many times slower); the samples go to numpy at once.
+    The result for the last ``bytes`` checked is kept (its arrays are
+    read-only): a sniff followed by a decode of the same asset parses it once.
     """
+    if type(data) is bytes:
+        return _check_kept(data)
+    return _check(data)
+
+
+@functools.lru_cache(maxsize=1)
+def _check_kept(data: bytes) -> WaveformJson:
+    """:func:`_check` of the last ``bytes`` checked; a refusal is raised again, never kept."""
+    return _check(data)
+
+
+def _check(data: bytes) -> WaveformJson:
+    """The check itself: parse, the schema's rules, the reader rules, the samples."""
     try:
         document = json.loads(
             data.decode("utf-8"), parse_constant=refuse_constant, object_pairs_hook=unique_names

@@ -15,12 +15,8 @@ from pytest_openmed._exact import exact_upper, minimum_trials
 from pytest_openmed._jsonread import RecordFileError, Refusal, read_records
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.declaration import GateDeclaration, Thresholds
-from pytest_openmed.claims.records import (
-    MAX_CLAIMS,
-    MAX_EVIDENCE,
-    STANDARD_CLASSES,
-    normalise_class,
-)
+from pytest_openmed.claims.limits import MAX_CLAIMS, MAX_EVIDENCE, MAX_INPUT_BYTES
+from pytest_openmed.claims.records import STANDARD_CLASSES, normalise_class
 from pytest_openmed.claims.report import STATES, ClaimClassMetrics, UnsupportedClaimsReport
 from pytest_openmed.claims.scoring import score_summary_claims
 from pytest_openmed.contract import (
@@ -34,9 +30,6 @@ from pytest_openmed.contract import (
     locate_input_error,
 )
 from pytest_openmed.errors import InputRefused, InvalidArgument, OpenmedError
-
-#: Largest claims or evidence file a gate reads.
-MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 _LIMIT_MESSAGES = {
     MAX_CLAIMS: messages.FILE_TOO_MANY_CLAIMS,

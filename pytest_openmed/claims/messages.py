@@ -7,17 +7,30 @@ that whatever an arbitrary input provokes, the text is one of these.
 
 from __future__ import annotations
 
+from pytest_openmed._validate import MAX_SEED
+from pytest_openmed.claims.limits import (
+    MAX_CITATIONS,
+    MAX_CLAIMS,
+    MAX_DRAWS,
+    MAX_EVIDENCE,
+    MAX_INPUT_BYTES,
+    MAX_KEY_DEPTH,
+    MAX_KEY_NODES,
+    MAX_REPORT_CHARS,
+    MAX_RESAMPLES,
+)
+
 __all__ = ["MESSAGES"]
 
 # Collections and limits.
 CLAIMS_NOT_ITERABLE = "claims must be an iterable of claim records"
 EVIDENCE_NOT_ITERABLE = "evidence must be an iterable of evidence records"
-TOO_MANY_CLAIMS = "too many claims: the limit is 100,000 per evaluation"
-TOO_MANY_EVIDENCE = "too many evidence rows: the limit is 200,000 per evaluation"
-TOO_MANY_CITATIONS = "too many citations on one claim: the limit is 512"
+TOO_MANY_CLAIMS = f"too many claims: the limit is {MAX_CLAIMS:,} per evaluation"
+TOO_MANY_EVIDENCE = f"too many evidence rows: the limit is {MAX_EVIDENCE:,} per evaluation"
+TOO_MANY_CITATIONS = f"too many citations on one claim: the limit is {MAX_CITATIONS:,}"
 ITERATION_FAILED = "a collection of records or citations raised an error while being iterated"
 TOO_MANY_DRAWS = (
-    "bootstrap too large: 2 x claims x resamples must not exceed 20,000,000 claim draws"
+    f"bootstrap too large: 2 x claims x resamples must not exceed {MAX_DRAWS:,} claim draws"
 )
 
 # Records.
@@ -57,20 +70,20 @@ KEY_TYPE = (
 KEY_NOT_FINITE = "claim_key numbers must be finite"
 KEY_INTEGER_RANGE = "claim_key integers must fit in 64 bits"
 KEY_OBJECT_KEY = "claim_key object keys must be strings"
-KEY_TOO_DEEP = "claim_key nests more than 32 containers"
-KEY_TOO_LARGE = "claim_key has more than 10,000 nodes"
+KEY_TOO_DEEP = f"claim_key nests more than {MAX_KEY_DEPTH} containers"
+KEY_TOO_LARGE = f"claim_key has more than {MAX_KEY_NODES:,} nodes"
 
 # Bootstrap configuration.
 RESAMPLES_TYPE = "n_resamples must be an integer"
-RESAMPLES_RANGE = "n_resamples must be from 1 to 100,000"
+RESAMPLES_RANGE = f"n_resamples must be from 1 to {MAX_RESAMPLES:,}"
 SEED_TYPE = "seed must be an integer"
-SEED_RANGE = "seed must be from 0 to 2**63 - 1"
+SEED_RANGE = f"seed must be from 0 to 2**{MAX_SEED.bit_length()} - 1"
 ALPHA_TYPE = "alpha must be a number"
 ALPHA_RANGE = "alpha must be strictly between 0 and 1"
 
 # Reports (construction and from_json revalidation).
 REPORT_TEXT_TYPE = "a claims report must be given as JSON text (str)"
-REPORT_TOO_LARGE = "claims report text exceeds 64 MiB"
+REPORT_TOO_LARGE = f"claims report text exceeds {MAX_REPORT_CHARS // 2**20} MiB"
 REPORT_NOT_JSON = "claims report is not valid JSON"
 REPORT_SHAPE = "claims report does not have the expected fields"
 REPORT_VERSION = "claims report schema or schema_version is not supported"
@@ -86,19 +99,19 @@ REPORT_ZERO_WIDTH = "claims report interval must be zero-width when all claims s
 REPORT_CONFIGURATION = "claims report intervals disagree with the report configuration"
 REPORT_CLASS = "claims report classes must be normalised class names with at least one claim"
 REPORT_DIGEST = "claims report evidence digest must be a 'sha256:' digest"
-REPORT_EVIDENCE_COUNT = "claims report evidence count must be from 0 to 200,000"
+REPORT_EVIDENCE_COUNT = f"claims report evidence count must be from 0 to {MAX_EVIDENCE:,}"
 REPORT_TYPE = "claims report parts must be report value objects"
 
 # Input files (gate adapter).
 FILE_UNREADABLE = "a claims gate input file could not be read"
-FILE_TOO_LARGE = "a claims gate input file exceeds 256 MiB"
+FILE_TOO_LARGE = f"a claims gate input file exceeds {MAX_INPUT_BYTES // 2**20} MiB"
 FILE_EMPTY = "a claims gate input file is empty (write [] for an empty collection)"
 FILE_NOT_UTF8 = "a claims gate input file is not UTF-8 text"
 FILE_NOT_JSON = "a claims gate input file is not a JSON array or JSON Lines"
 FILE_DUPLICATE_KEY = "a claims gate input file has a record with a duplicate field name"
 FILE_RECORD_TYPE = "every record of a claims gate input file must be a JSON object"
-FILE_TOO_MANY_CLAIMS = "a claims gate claims file has more than 100,000 records"
-FILE_TOO_MANY_EVIDENCE = "a claims gate evidence file has more than 200,000 records"
+FILE_TOO_MANY_CLAIMS = f"a claims gate claims file has more than {MAX_CLAIMS:,} records"
+FILE_TOO_MANY_EVIDENCE = f"a claims gate evidence file has more than {MAX_EVIDENCE:,} records"
 
 # Gate thresholds.
 THRESHOLD_VALUE = "claims gate thresholds must be numbers from 0 to 1"

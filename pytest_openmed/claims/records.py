@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -29,8 +29,15 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import bounded
 from pytest_openmed.claims import messages
+from pytest_openmed.claims.limits import (
+    MAX_CITATIONS,
+    MAX_CLAIMS,
+    MAX_EVIDENCE,
+    MAX_KEY_DEPTH,
+    MAX_KEY_NODES,
+)
 from pytest_openmed.contract import locate_input_error
-from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded, OpenmedError
+from pytest_openmed.errors import InputRefused, InvalidArgument, OpenmedError
 
 __all__ = [
     "MAX_CITATIONS",
@@ -61,12 +68,6 @@ RecordId = str | int
 # Integers in ids and claim keys must fit in 64 signed bits: larger ones are not
 # portable JSON, and Python refuses to print very long ones.
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
-
-MAX_CLAIMS = 100_000
-MAX_EVIDENCE = 200_000
-MAX_CITATIONS = 512
-MAX_KEY_DEPTH = 32
-MAX_KEY_NODES = 10_000
 
 #: Claim classes that stay readable in reports; any other label becomes a digest token.
 STANDARD_CLASSES = frozenset(
@@ -139,44 +140,15 @@ class EvidenceIndex:
 
 
 def collect(items: object, limit: int, type_message: str, limit_message: str) -> list[Any]:
-    """Materialise a collection of records, consuming at most ``limit + 1`` items.
+    """:func:`~pytest_openmed._validate.bounded` with this engine's messages.
 
     A list is copied: reading a record may run caller code that appends to
-    it, and the limits hold for the collection as it was handed over.
+    it.  Whatever the caller's iterator raises becomes a fixed error, since
+    its text may hold an identifier.
     """
-    if type(items) is list:
-        if len(items) > limit:
-            raise LimitExceeded(limit_message)
-        return items.copy()
-    if type(items) is tuple:
-        if len(items) > limit:
-            raise LimitExceeded(limit_message)
-        return list(items)
-    return bounded(_guarded(items, type_message), limit, limit_message)
-
-
-def _guarded(items: object, type_message: str) -> Iterator[Any]:
-    """Iterate caller-supplied ``items``; whatever the caller's code raises becomes a fixed error.
-
-    A custom iterator, ``__iter__`` or ``__class__`` may raise anything, with
-    text that may hold an identifier: none of it passes through.
-    """
-    try:
-        if isinstance(items, str | bytes | bytearray | Mapping):
-            raise InvalidArgument(type_message)
-        iterator: Iterator[Any] = iter(items)  # type: ignore[call-overload]
-    except TypeError:
-        raise InvalidArgument(type_message) from None
-    except Exception:
-        raise InvalidArgument(messages.ITERATION_FAILED) from None
-    while True:
-        try:
-            item = next(iterator)
-        except StopIteration:
-            return
-        except Exception:
-            raise InvalidArgument(messages.ITERATION_FAILED) from None
-        yield item
+    return bounded(
+        items, limit, limit_message, wrong_type=type_message, failed=messages.ITERATION_FAILED
+    )
 
 
 def normalise_class(label: object) -> str:
@@ -326,14 +298,7 @@ def _check_id(value: object) -> RecordId:
 def _citations(cited: object) -> tuple[RecordId, ...]:
     if cited is None:
         raise InputRefused(messages.CITATIONS_MISSING)
-    if type(cited) is list or type(cited) is tuple:
-        if len(cited) > MAX_CITATIONS:
-            raise LimitExceeded(messages.TOO_MANY_CITATIONS)
-        items: list[Any] | tuple[Any, ...] = cited
-    else:
-        items = bounded(
-            _guarded(cited, messages.CITATIONS_TYPE), MAX_CITATIONS, messages.TOO_MANY_CITATIONS
-        )
+    items = collect(cited, MAX_CITATIONS, messages.CITATIONS_TYPE, messages.TOO_MANY_CITATIONS)
     for evidence_id in items:
         if not (type(evidence_id) is str and evidence_id):
             _check_id(evidence_id)

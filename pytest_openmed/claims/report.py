@@ -23,7 +23,14 @@ from pytest_openmed._jsonread import loads
 from pytest_openmed._validate import MAX_SEED
 from pytest_openmed._validate import check_seed as check_seed_range
 from pytest_openmed.claims import messages
-from pytest_openmed.claims.records import MAX_CLAIMS, MAX_EVIDENCE, normalise_class
+from pytest_openmed.claims.limits import (
+    MAX_CLAIMS,
+    MAX_DRAWS,
+    MAX_EVIDENCE,
+    MAX_RESAMPLES,
+)
+from pytest_openmed.claims.limits import MAX_REPORT_CHARS as _MAX_REPORT_CHARS
+from pytest_openmed.claims.records import normalise_class
 from pytest_openmed.errors import InputRefused, InvalidArgument, LimitExceeded
 
 __all__ = [
@@ -58,10 +65,6 @@ STATES = ("supported", "contradicted", "unresolved", "uncited")
 #: The states that count as unsupported.
 UNSUPPORTED_STATES = ("contradicted", "unresolved", "uncited")
 
-MAX_RESAMPLES = 100_000
-#: Claim draws of one evaluation: 2 x claims x resamples (overall plus per-class intervals).
-MAX_DRAWS = 20_000_000
-_MAX_REPORT_CHARS = 64 * 1024 * 1024
 
 _Record = TypeVar("_Record", "BootstrapInterval", "ClaimClassMetrics")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pytest_openmed._validate import DEFAULT_RESAMPLES
 from pytest_openmed.claims import messages
 from pytest_openmed.claims.records import (
     CLAIMS_RECORDS,
@@ -102,7 +103,7 @@ def score_summary_claims(
     claims: Iterable[Any],
     evidence: Iterable[Any],
     *,
-    n_resamples: int = 1000,
+    n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     alpha: float = 0.05,
 ) -> UnsupportedClaimsReport:

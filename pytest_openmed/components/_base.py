@@ -8,7 +8,7 @@ imported here so that components keep one import for them.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -41,6 +41,7 @@ __all__ = [
     "LibraryLogSilencer",
     "UnsupportedAsset",
     "check_asset",
+    "check_bounds",
     "check_decoded_pixels",
     "config_digest",
     "parse_boundary",
@@ -55,8 +56,33 @@ def check_asset(asset: object) -> bytes:
     if type(asset) is not bytes:
         raise InvalidArgument("asset must be bytes")
     if len(asset) > MAX_ASSET_BYTES:
-        raise AssetTooLarge("asset exceeds the 4 MiB component limit")
+        raise AssetTooLarge(f"asset exceeds the {MAX_ASSET_BYTES // 2**20} MiB component limit")
     return asset
+
+
+def check_bounds(
+    config: object,
+    names: Iterable[str],
+    kind: type[int] | type[float],
+    low: float,
+    high: float,
+    message: str,
+    *,
+    above_low: bool = False,
+) -> None:
+    """Refuse each named field of ``config`` that is not exactly ``kind`` from ``low`` to ``high``.
+
+    The components' configurations check their thresholds with this one rule.
+    Exactly: a bool is not an int and an int is not a float, so a configuration
+    digests the value it checked; NaN is outside every range.  ``above_low``
+    leaves ``low`` itself out.  The error is ``InputRefused(message)``.
+    """
+    for name in names:
+        value = getattr(config, name)
+        if type(value) is not kind or not (
+            low < value <= high if above_low else low <= value <= high
+        ):
+            raise InputRefused(message)
 
 
 def config_digest(config: object) -> str:

@@ -46,6 +46,7 @@ from pytest_openmed.components._base import (
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
+    check_bounds,
     parse_boundary,
 )
 from pytest_openmed.errors import InputRefused, InvalidArgument
@@ -85,6 +86,10 @@ _CALM_RATIO = 0.35
 _OUTLIER_PX = 16
 #: The display scale spans at least this share of the near-full grey range.
 _SPARSE_RANGE = 0.25
+
+#: Bounds of the real-valued and the integer thresholds of a configuration.
+_MAX_REAL = 64.0
+_MAX_INT = 512
 
 _PNG_MODES = frozenset({"L", "I;16", "I;16B", "I"})
 _UNDECODABLE = "the image could not be decoded"
@@ -131,7 +136,7 @@ class BurnedInConfig:
     max_sensitive_threshold: float = 0.06
 
     def __post_init__(self) -> None:
-        for name in (
+        reals = (
             "smooth_sigma",
             "extent_sigmas",
             "extent_floor",
@@ -147,11 +152,16 @@ class BurnedInConfig:
             "min_stroke_contrast",
             "max_ground_ratio",
             "strip_crossing_density",
-        ):
-            value = getattr(self, name)
-            if type(value) is not float or not 0.0 <= value <= 64.0:
-                raise InputRefused("real-valued thresholds must be floats in [0, 64]")
-        for name in (
+        )
+        check_bounds(
+            self,
+            reals,
+            float,
+            0.0,
+            _MAX_REAL,
+            f"real-valued thresholds must be floats in [0, {_MAX_REAL:g}]",
+        )
+        integers = (
             "tophat_px",
             "energy_rows",
             "energy_cols",
@@ -162,10 +172,10 @@ class BurnedInConfig:
             "min_crossings",
             "pad_px",
             "background_tile_px",
-        ):
-            value = getattr(self, name)
-            if type(value) is not int or not 0 <= value <= 512:
-                raise InputRefused("integer thresholds must be between 0 and 512")
+        )
+        check_bounds(
+            self, integers, int, 0, _MAX_INT, f"integer thresholds must be between 0 and {_MAX_INT}"
+        )
         if self.tophat_px < 3 or self.energy_rows < 1 or self.energy_cols < 1:
             raise InputRefused("tophat_px must be at least 3 and the energy window at least 1x1")
         if self.background_tile_px < 4:

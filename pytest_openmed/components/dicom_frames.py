@@ -59,6 +59,7 @@ from pytest_openmed.components._base import (
     CorruptAsset,
     UnsupportedAsset,
     check_asset,
+    check_bounds,
     parse_boundary,
 )
 from pytest_openmed.errors import InputRefused, InvalidArgument
@@ -111,8 +112,9 @@ class FrameCoverageConfig:
     ambiguity_band: tuple[float, float] | None
 
     def __post_init__(self) -> None:
-        if type(self.stride) is not int or not 1 <= self.stride <= MAX_FRAMES:
-            raise InputRefused("stride must be an int in 1..4096")
+        check_bounds(
+            self, ("stride",), int, 1, MAX_FRAMES, f"stride must be an int in 1..{MAX_FRAMES}"
+        )
         for name in ("change_threshold", "detection_snr", "detection_scale_px"):
             if finite_float(getattr(self, name), name) <= 0.0:
                 raise InputRefused("thresholds and scales must be positive")

@@ -95,8 +95,13 @@ _QRS_VELOCITY_FRACTION = 0.07
 _P_MIN_OF_QRS = 0.03
 #: ... is at most this wide at half its height ...
 _P_MAX_HALF_WIDTH_S = 0.12
-#: ... and each beat's P stretch correlates with the median one at least this much.
+#: ... and each beat's P stretch correlates with the median one at least this much ...
 _P_CONSISTENCY = 0.5
+#: ... at a size within this range of the median one's ...
+_P_SIZE_RANGE = (0.5, 2.0)
+#: ... in at least this share of the beats (a conducted P wave precedes every QRS: an
+#: ectopic or noisy beat may lack it, fibrillation waves resemble it only by chance).
+_P_PRESENT_SHARE = 0.8
 #: ... rises from at least this much quiet baseline (s) ...
 _P_LEAD_IN_S = 0.01
 #: ... and peaks, beat by beat, within this of the median beat's P peak (s).
@@ -510,18 +515,30 @@ def _fixed_beat_by_beat(template: _Template, start: int, qrs_on: int, stop: int,
 
 
 def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
-    """Whether the median beat's wave in ``[first, last)`` is seen in the beats themselves."""
+    """Whether the median beat's wave in ``[first, last)`` is seen in the beats themselves.
+
+    A conducted P wave precedes every QRS, with the same shape and size: a beat
+    shows it when its stretch correlates with the median one at least 0.5 and
+    its least-squares size is within half to twice the median wave's.  Four
+    beats of five must (one may be ectopic or noisy); a deflection recurring
+    before some of the QRS complexes only (atrial fibrillation waves falling
+    there by chance) is no P wave.
+    """
     if last - first < 3:
         return False
     median = template.beats[:, first:last]
     median = median - median.mean(axis=1, keepdims=True)
     each = template.each[:, :, first:last]
     each = each - each.mean(axis=2, keepdims=True)
-    norms = np.sqrt((each**2).sum(axis=(0, 2))) * math.sqrt(float((median**2).sum()))
+    energy = float((median**2).sum())
+    norms = np.sqrt((each**2).sum(axis=(0, 2))) * math.sqrt(energy)
     if not np.all(norms > 0.0):
         return False
-    correlation = np.einsum("lbs,ls->b", each, median) / norms
-    return float(np.median(correlation)) >= _P_CONSISTENCY
+    projection = np.einsum("lbs,ls->b", each, median)
+    correlation, size = projection / norms, projection / energy
+    low, high = _P_SIZE_RANGE
+    present = (correlation >= _P_CONSISTENCY) & (size >= low) & (size <= high)
+    return float(present.mean()) >= _P_PRESENT_SHARE
 
 
 def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:

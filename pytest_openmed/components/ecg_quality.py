@@ -52,9 +52,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from pytest_openmed.carriers.ecg import Waveform
+from pytest_openmed.carriers.ecg import STANDARD_LEADS, Waveform
 from pytest_openmed.carriers.waveform import read_waveform
-from pytest_openmed.components._base import ComponentOutput, check_asset
+from pytest_openmed.components._base import ComponentOutput, check_asset, check_bounds
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
@@ -145,8 +145,9 @@ class QualityConfig:
     def __post_init__(self) -> None:
         for kind in FLAGS:
             _check_band(getattr(self, kind))
-        if type(self.max_flagged_leads) is not int or not 0 <= self.max_flagged_leads <= 12:
-            raise InputRefused("max_flagged_leads must be an int in 0..12")
+        leads = len(STANDARD_LEADS)
+        message = f"max_flagged_leads must be an int in 0..{leads}"
+        check_bounds(self, ("max_flagged_leads",), int, 0, leads, message)
         if type(self.abstain_on_borderline) is not bool:
             raise InvalidArgument("abstain_on_borderline must be a bool")
 

@@ -29,7 +29,12 @@ from numpy.typing import NDArray
 from scipy import ndimage
 
 from pytest_openmed.carriers.png import PNG_SIGNATURE, read_png
-from pytest_openmed.components._base import ComponentOutput, UnsupportedAsset, check_asset
+from pytest_openmed.components._base import (
+    ComponentOutput,
+    UnsupportedAsset,
+    check_asset,
+    check_bounds,
+)
 from pytest_openmed.errors import InputRefused, InvalidArgument
 
 __all__ = [
@@ -68,6 +73,9 @@ MAX_TEMPLATE_SIDE = 4096
 
 _PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA"})
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+#: Bounds of a configuration's pixel counts and of its registration tolerances.
+_MAX_PX = 4096
+_MAX_TOLERANCE = 45.0
 
 Box = tuple[int, int, int, int]
 FieldKind = Literal["checkbox", "text"]
@@ -157,7 +165,9 @@ class FormTemplate:
             if type(value) is not int:
                 raise InvalidArgument("template sizes must be integers")
         if not (64 <= self.width <= MAX_TEMPLATE_SIDE and 64 <= self.height <= MAX_TEMPLATE_SIDE):
-            raise InputRefused("template page sides must be between 64 and 4096 pixels")
+            raise InputRefused(
+                f"template page sides must be between 64 and {MAX_TEMPLATE_SIDE} pixels"
+            )
         if not 8 <= self.mark_size <= 128:
             raise InputRefused("mark_size must be between 8 and 128 pixels")
         marks = tuple(tuple(m) for m in self.marks)
@@ -167,7 +177,7 @@ class FormTemplate:
             raise InputRefused("mark centres must lie inside the page")
         fields = tuple(self.fields)
         if not 1 <= len(fields) <= MAX_TEMPLATE_FIELDS:
-            raise InputRefused("a template needs between 1 and 128 fields")
+            raise InputRefused(f"a template needs between 1 and {MAX_TEMPLATE_FIELDS} fields")
         if any(type(f) is not FormField for f in fields):
             raise InvalidArgument("template fields must be FormField instances")
         if len({f.name for f in fields}) != len(fields):
@@ -192,7 +202,9 @@ class FormTemplate:
         if type(raw_fields) is not list or type(raw_marks) is not list:
             raise InputRefused("template 'fields' and 'marks' must be lists")
         if len(raw_fields) > MAX_TEMPLATE_FIELDS or len(raw_marks) != 4:
-            raise InputRefused("a template needs between 1 and 128 fields and four marks")
+            raise InputRefused(
+                f"a template needs between 1 and {MAX_TEMPLATE_FIELDS} fields and four marks"
+            )
         fields = []
         for raw in raw_fields:
             if not isinstance(raw, Mapping) or not (
@@ -258,6 +270,13 @@ _GREY_PRINT_MAX = 0.5
 #: Set-aside print reading this much darker than the page's print leaves the box in doubt:
 #: an entry over the hint in a light ink (pencil, a light ballpoint) reads little darker.
 _PRINT_DOUBT = 0.075
+#: Entries whose darkest strokes (this quantile of a field's marks outside its placeholder
+#: box) read at least this share of the page's black print (the stroke reference) are written
+#: in a dark pen; lighter ones (pencil, a light ballpoint) can hide inside grey print.
+_PEN_QUANTILE = 0.95
+_DARK_PEN_SHARE = 0.99
+#: A field's marks outside its placeholder box measure the page's pen only from this many pixels.
+_PEN_SAMPLE_PX = 24
 #: Flat-fielding: the paper level is measured per block of this side (px), as a high
 #: quantile of its grey levels (a block is mostly paper), then median-filtered over
 #: this many blocks (a block inside a registration mark or dense ink is an outlier).
@@ -345,35 +364,46 @@ class FormsConfig:
     def __post_init__(self) -> None:
         if type(self.template) is not FormTemplate:
             raise InvalidArgument("template must be a FormTemplate")
-        for name in (
+        counts = (
             "min_component_px",
             "boundary_ink_min_px",
             "search_radius_px",
             "filled_min_ink_px",
-        ):
-            value = getattr(self, name)
-            if type(value) is not int or not 1 <= value <= 4096:
-                raise InputRefused("integer thresholds must be between 1 and 4096")
-        if type(self.filled_min_extent_px) is not int or not 0 <= self.filled_min_extent_px <= 4096:
-            raise InputRefused("integer thresholds must be between 0 and 4096")
-        for name in (
+        )
+        check_bounds(
+            self, counts, int, 1, _MAX_PX, f"integer thresholds must be between 1 and {_MAX_PX}"
+        )
+        check_bounds(
+            self,
+            ("filled_min_extent_px",),
+            int,
+            0,
+            _MAX_PX,
+            f"integer thresholds must be between 0 and {_MAX_PX}",
+        )
+        fractions = (
             "ink_darkness",
             "faint_darkness",
             "checked_min_fraction",
             "checked_min_span",
             "print_margin",
-        ):
-            value = getattr(self, name)
-            if type(value) is not float or not 0.0 <= value <= 1.0:
-                raise InputRefused("fractional thresholds must be floats in [0, 1]")
+        )
+        check_bounds(
+            self, fractions, float, 0.0, 1.0, "fractional thresholds must be floats in [0, 1]"
+        )
         if self.faint_darkness > self.ink_darkness:
             raise InputRefused("faint_darkness must not exceed ink_darkness")
         if type(self.abstain_on_boundary_ink) is not bool:
             raise InvalidArgument("abstain_on_boundary_ink must be a bool")
-        for name in ("max_rotation_deg", "max_mark_residual_px"):
-            value = getattr(self, name)
-            if type(value) is not float or not 0.0 < value <= 45.0:
-                raise InputRefused("registration tolerances must be floats in (0, 45]")
+        check_bounds(
+            self,
+            ("max_rotation_deg", "max_mark_residual_px"),
+            float,
+            0.0,
+            _MAX_TOLERANCE,
+            f"registration tolerances must be floats in (0, {_MAX_TOLERANCE:g}]",
+            above_low=True,
+        )
 
     def __repr__(self) -> str:
         return f"FormsConfig(template={self.template!r})"
@@ -654,14 +684,47 @@ def _print_level(
     return min(grey) if grey else None
 
 
+def _interior(crop: FloatImage) -> FloatImage:
+    r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
+    return crop[r + inset : -r - inset, r + inset : -r - inset]
+
+
+def _dark_pen(
+    fields: tuple[FormField, ...], crops: list[FloatImage], config: FormsConfig, reference: float
+) -> bool:
+    """Whether the page's entries are written in a dark pen, measured on its marks outside
+    every placeholder box (checks, entries beside the hints).
+
+    One page is filled in with one pen. A dark pen reads as dark as the page's black
+    print; an entry over a grey hint in it stands out from the print. A lighter pen
+    (pencil, a light ballpoint) can read no darker than the print, so a hint box on its
+    page holding only print-like marks may hold an entry too. ``False`` when the page
+    has no marks to measure the pen on: nothing shows it is dark.
+    """
+    darkest = 0.0
+    for form_field, crop in zip(fields, crops, strict=True):
+        marks = crop.copy()
+        region = _placeholder_slices(form_field)
+        if region is not None:
+            marks[region] = 0.0
+        interior = _interior(marks)
+        evidence = _without_specks(
+            interior >= config.faint_darkness * reference, config.min_component_px
+        )
+        if int(evidence.sum()) >= _PEN_SAMPLE_PX:
+            darkest = max(darkest, float(np.quantile(interior[evidence], _PEN_QUANTILE)))
+    return darkest >= _DARK_PEN_SHARE * reference
+
+
 def _field_state(
     crop: FloatImage,
     form_field: FormField,
     config: FormsConfig,
     reference: float,
     print_level: float | None,
+    dark_pen: bool,
 ) -> str:
-    r, inset = RING_OUTER_PX, INTERIOR_INSET_PX
+    r = RING_OUTER_PX
     ink_level = config.ink_darkness * reference
     if config.abstain_on_boundary_ink:
         ring = _without_specks(crop >= ink_level, config.min_component_px)
@@ -680,14 +743,24 @@ def _field_state(
         hidden = printed <= (1.0e9 if print_level is None else print_level + config.print_margin)
         doubt = _GREY_PRINT_MAX * reference if print_level is None else print_level + _PRINT_DOUBT
         set_aside = float(np.quantile(printed, _PRINT_QUANTILE)) >= doubt
+        if not dark_pen:
+            # A light pen's entry over the hint reads like the print: print-like marks
+            # set aside on such a page may hide an entry.
+            set_aside = set_aside or bool(
+                _without_specks(
+                    _interior(marked) >= config.faint_darkness * reference,
+                    config.min_component_px,
+                ).any()
+            )
         printed[hidden] = 0.0
-    interior = marked[r + inset : -r - inset, r + inset : -r - inset]
+    interior = _interior(marked)
     evidence = _without_specks(
         interior >= config.faint_darkness * reference, config.min_component_px
     )
     if not evidence.any():
-        # Ink-dark marks were set aside as print that was never measured: an entry
-        # over the hint and a black hint look alike, so the field is not "empty".
+        # Marks were set aside as print that may hide an entry (ink-dark marks over a
+        # print never measured, a light pen's marks over any print): an entry over the
+        # hint and the hint look alike, so the field is not "empty".
         return "abstain" if set_aside else "empty"
     ink = _without_specks(interior >= ink_level, config.min_component_px)
     span_x, span_y = _span(ink)
@@ -743,10 +816,11 @@ def run(asset: bytes, config: FormsConfig = CONFIG_A) -> ComponentOutput:
             output={"fields": blurred}, abstained=True, abstain_reason="page_too_blurred"
         )
     print_level = _print_level(template.fields, crops, _GREY_PRINT_MAX * reference)
+    dark_pen = _dark_pen(template.fields, crops, config, reference)
     fields: dict[str, dict[str, Any]] = {}
     for form_field, crop in zip(template.fields, crops, strict=True):
         fields[form_field.name] = {
-            "state": _field_state(crop, form_field, config, reference, print_level),
+            "state": _field_state(crop, form_field, config, reference, print_level, dark_pen),
             "box": _image_box(registration, form_field.box, width, height),
         }
     ambiguous = any(entry["state"] == "abstain" for entry in fields.values())

@@ -121,7 +121,9 @@ class TilePlanConfig:
         if not 1 <= self.target_downsample <= 1024:
             raise InputRefused("target_downsample must be in 1..1024")
         if not 16 <= self.tile_size <= MAX_TILE_SIDE or not 0 <= self.overlap < self.tile_size:
-            raise InputRefused("tile_size must be in 16..2048 and 0 <= overlap < tile_size")
+            raise InputRefused(
+                f"tile_size must be in 16..{MAX_TILE_SIDE} and 0 <= overlap < tile_size"
+            )
         if not 0 <= self.mask_dilation <= 16 or not 1 <= self.verify_every <= MAX_PLAN_TILES:
             raise InputRefused("mask_dilation must be in 0..16 and verify_every >= 1")
         if self.tissue_method not in TISSUE_METHODS:

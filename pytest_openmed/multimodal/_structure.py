@@ -2,8 +2,9 @@
 
 Each codec lives with its type (``ValidationPack.to_dict()/from_dict()`` in
 :mod:`.pack`, and so on); what they share is here: the document envelope
-(``schema`` and ``schema_version``), exact key sets, bounded arrays, JSON
-objects, and turning a type error raised while rebuilding a value object into
+(``schema`` and ``schema_version``), exact key sets, bounded arrays (and the
+bounded sequences value objects are given), JSON objects, and turning a type
+error raised while rebuilding a value object into
 :class:`~.errors.DocumentInvalid`.  A leaf: it imports no other engine module
 but the errors, so no codec import points back at a type.
 """
@@ -14,7 +15,9 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from .errors import DocumentInvalid
+from pytest_openmed._validate import bounded
+
+from .errors import DocumentInvalid, InvalidInput, LimitExceeded
 
 #: The version every stored multimodal document carries and every reader accepts.
 SCHEMA_VERSION = "1.0"
@@ -66,3 +69,16 @@ def malformed() -> Iterator[None]:
         yield
     except TypeError:
         raise DocumentInvalid("a stored field has the wrong type") from None
+
+
+def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
+    """:func:`~pytest_openmed._validate.bounded` with this engine's errors, as a tuple.
+
+    Raises :class:`~.errors.LimitExceeded` with the caller's fixed ``message``
+    when there are more than ``limit``; strings, bytes and mappings are not sequences.
+    """
+    return tuple(bounded(items, limit, lambda: LimitExceeded(message), wrong_type=_not_a_sequence))
+
+
+def _not_a_sequence() -> InvalidInput:
+    return InvalidInput("a sequence was expected")

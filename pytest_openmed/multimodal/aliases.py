@@ -22,9 +22,9 @@ from typing import Any
 from pytest_openmed._canonical import Signer, hmac_digest, hmac_matches, is_digest
 
 from ._checked import build_checked
-from ._structure import array, document, envelope, fields, malformed
+from ._structure import array, document, envelope, fields, malformed, materialise
 from .errors import ForgedMapping, InvalidInput, UnknownAlias, WrongKey
-from .limits import MAX_UNITS, materialise
+from .limits import MAX_UNITS
 from .vocabulary import ALIASES
 
 __all__ = [

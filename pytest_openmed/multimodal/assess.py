@@ -31,6 +31,7 @@ from typing import Any
 from pytest_openmed._canonical import canonical_json, require_key
 from pytest_openmed.errors import InvalidArgument
 
+from ._structure import materialise
 from .decision import decide
 from .errors import (
     AdjudicationCandidateMismatch,
@@ -43,7 +44,7 @@ from .errors import (
     StaleConflict,
     UnknownCandidate,
 )
-from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MIN_CELL, MIN_REVIEWS, materialise
+from .limits import MAX_ADJUDICATIONS, MAX_REVIEWS, MIN_CELL, MIN_REVIEWS
 from .lineage import CandidateLineage
 from .metrics import Tally, tally
 from .pack import ValidationPack
@@ -168,7 +169,9 @@ def assess_validation(
         if needs_adjudication(ratings)
     }
     adjudication_list = materialise(
-        adjudications, MAX_ADJUDICATIONS, "an assessment accepts at most 512 adjudications"
+        adjudications,
+        MAX_ADJUDICATIONS,
+        f"an assessment accepts at most {MAX_ADJUDICATIONS} adjudications",
     )
     settled = _checked_adjudications(
         pack, adjudication_list, key, {r.reviewer.identity_digest for r in review_list}, conflicts

@@ -16,6 +16,8 @@ from typing import ClassVar
 from pytest_openmed import errors as _core
 from pytest_openmed.errors import OpenmedError
 
+from .limits import MAX_CANDIDATES, MAX_REVIEWS, MIN_CELL, MIN_REVIEWS, spelled
+
 __all__ = [
     "AdjudicationCandidateMismatch",
     "AdjudicatorWasReviewer",
@@ -85,7 +87,11 @@ class LimitExceeded(InvalidInput, _core.LimitExceeded):
     """A pack, case, asset or document exceeds a documented limit; nothing is truncated.
 
     Also the package's :class:`pytest_openmed.errors.LimitExceeded`, so one
-    ``except`` clause catches every exceeded limit.
+    ``except`` clause catches every exceeded limit.  It stays a subclass, not
+    the same class: it is also an :class:`InvalidInput` (``except
+    InvalidInput`` catches a pack over its limits), it has a default message,
+    and gate refusals show its own name where the package's shows
+    ``ValueError`` (``errors.shown_name``).
     """
 
     message = "a multimodal validation limit was exceeded"
@@ -98,9 +104,9 @@ class DocumentInvalid(InvalidInput):
 
 
 class MinCellRefused(InvalidInput):
-    """The publication cell size is not an integer of at least five."""
+    """The publication cell size is not an integer of at least :data:`~.limits.MIN_CELL`."""
 
-    message = "min_cell must be an integer of at least 5"
+    message = f"min_cell must be an integer of at least {MIN_CELL}"
 
 
 # --- refusals of evidence (docs/multimodal.md, section 4) -------------------------------------
@@ -113,11 +119,13 @@ class ValidationRefused(MultimodalError):
 
 
 class UnknownCandidate(ValidationRefused):
-    message = "the candidate is not one of the pack's two candidates"
+    message = f"the candidate is not one of the pack's {spelled(MAX_CANDIDATES)} candidates"
 
 
 class ReviewCountRefused(ValidationRefused):
-    message = "an assessment requires two to eight complete reviews"
+    message = (
+        f"an assessment requires {spelled(MIN_REVIEWS)} to {spelled(MAX_REVIEWS)} complete reviews"
+    )
 
 
 class DuplicateReviewer(ValidationRefused):
@@ -157,7 +165,10 @@ class UnknownPacket(ValidationRefused):
 
 
 class UnknownAlias(ValidationRefused):
-    message = "a rating names an alias other than the packet's two candidate aliases"
+    message = (
+        "a rating names an alias other than the packet's "
+        f"{spelled(MAX_CANDIDATES)} candidate aliases"
+    )
 
 
 class MissingRatings(ValidationRefused):

@@ -1,18 +1,14 @@
-"""The documented limits of multimodal validation, and bounded materialisation.
+"""The documented limits of multimodal validation.
 
-Oversized input fails explicitly: nothing is truncated or sampled, and
-iterables are consumed at most ``limit + 1`` items.
+Oversized input fails explicitly: nothing is truncated or sampled.  The
+messages that quote a limit are formatted from these constants.  A leaf: it
+imports no engine module, so the errors may quote it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
-from pytest_openmed._validate import bounded
+from pytest_openmed._validate import MAX_MIN_CELL, MIN_CELL
 from pytest_openmed.carriers.limits import MAX_ASSET_BYTES
-
-from .errors import InvalidInput, LimitExceeded
 
 __all__ = [
     "MAX_ADJUDICATIONS",
@@ -27,7 +23,7 @@ __all__ = [
     "MAX_UNITS",
     "MIN_CELL",
     "MIN_REVIEWS",
-    "materialise",
+    "spelled",
 ]
 
 #: Distinct source units (cases) per pack: one to this many.
@@ -47,22 +43,12 @@ MAX_REVIEWS = 8
 MAX_ADJUDICATIONS = 2 * MAX_UNITS
 #: Candidate configurations of one pack: exactly this many.
 MAX_CANDIDATES = 2
-#: Smallest publication cell size; callers may raise it, never lower it.
-MIN_CELL = 5
-#: Largest publication cell size a gate or a run may ask for.
-MAX_MIN_CELL = 1_000_000
 
 
-def materialise(items: object, limit: int, message: str) -> tuple[Any, ...]:
-    """A tuple of at most ``limit`` items, consuming at most ``limit + 1``.
+#: Counts a message spells out (``two candidates``), indexed by the count.
+_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
-    Raises :class:`LimitExceeded` with the caller's fixed ``message`` when there
-    are more; strings, bytes and mappings are not accepted as sequences.
-    """
-    if type(items) is tuple:  # finite and immutable already: only its length is checked
-        if len(items) > limit:
-            raise LimitExceeded(message)
-        return items
-    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Iterable):
-        raise InvalidInput("a sequence was expected")
-    return tuple(bounded(items, limit, lambda: LimitExceeded(message)))
+
+def spelled(count: int) -> str:
+    """``count`` as a message words it (``2`` is ``two``), so the message follows its constant."""
+    return _WORDS[count]

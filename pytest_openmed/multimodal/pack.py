@@ -30,7 +30,7 @@ from pytest_openmed._canonical import digest_json, is_digest, sha256_digest
 from pytest_openmed.errors import InvalidArgument
 
 from ._checked import build_checked
-from ._structure import array, document, envelope, fields, json_object, malformed
+from ._structure import array, document, envelope, fields, json_object, malformed, materialise
 from .errors import DocumentInvalid, InvalidInput, LimitExceeded, UnknownCandidate
 from .jsonvalue import FrozenJson, freeze_object
 from .limits import (
@@ -41,11 +41,11 @@ from .limits import (
     MAX_PACK_BYTES,
     MAX_PACK_JSON_BYTES,
     MAX_UNITS,
-    materialise,
+    spelled,
 )
 from .lineage import LINEAGE_FIELDS, CandidateLineage, check_candidate_name
 from .media import MediaType, sniff_media_type
-from .vocabulary import LIMITATIONS, CaseSlice, SafetyFailure, ValidationTask
+from .vocabulary import LIMITATIONS, SLICE_REFUSED, CaseSlice, SafetyFailure, ValidationTask
 
 __all__ = [
     "PACK_SCHEMA",
@@ -63,6 +63,8 @@ PACK_SCHEMA = "openmed.multimodal.pack"
 _MAX_TEXT = 2000
 _MAX_LIMITATIONS = 16
 _MAX_BASE64 = 4 * ((MAX_ASSET_BYTES + 2) // 3)
+#: How the messages word the pack's candidate count.
+_CANDIDATES = spelled(MAX_CANDIDATES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +79,7 @@ class SourceAsset:
         if type(self.data) is not bytes:
             raise InvalidArgument("asset data must be bytes")
         if len(self.data) > MAX_ASSET_BYTES:
-            raise LimitExceeded("an asset exceeds the 4 MiB limit")
+            raise LimitExceeded(f"an asset exceeds the {MAX_ASSET_BYTES // 2**20} MiB limit")
         # Hashed first: the sniff then reads bytes that hashing has just brought into cache.
         object.__setattr__(self, "digest", sha256_digest(self.data))
         object.__setattr__(self, "media_type", sniff_media_type(self.data))
@@ -220,23 +222,27 @@ class ValidationCase:
         try:
             object.__setattr__(self, "slice", CaseSlice(self.slice))
         except ValueError:
-            raise InvalidInput(
-                "slice must be one of: nominal, adverse_acquisition, ambiguity_conflict"
-            ) from None
-        assets = materialise(self.assets, MAX_ASSETS_PER_CASE, "a case holds more than 8 assets")
+            raise InvalidInput(SLICE_REFUSED) from None
+        assets = materialise(
+            self.assets, MAX_ASSETS_PER_CASE, f"a case holds more than {MAX_ASSETS_PER_CASE} assets"
+        )
         if not assets or not all(type(asset) is SourceAsset for asset in assets):
-            raise InvalidInput("a case needs one to eight SourceAsset values")
+            raise InvalidInput(
+                f"a case needs one to {spelled(MAX_ASSETS_PER_CASE)} SourceAsset values"
+            )
         if len({asset.digest for asset in assets}) != len(assets):
             raise InvalidInput("a case repeats an asset (matching source digest)")
         observations = materialise(
-            self.observations, MAX_CANDIDATES, "a case holds exactly two observations"
+            self.observations, MAX_CANDIDATES, f"a case holds exactly {_CANDIDATES} observations"
         )
         if len(observations) != MAX_CANDIDATES or not all(
             type(o) is Observation for o in observations
         ):
-            raise InvalidInput("a case holds exactly two Observation values")
+            raise InvalidInput(f"a case holds exactly {_CANDIDATES} Observation values")
         if observations[0].candidate == observations[1].candidate:
-            raise InvalidInput("the two observations of a case must be of different candidates")
+            raise InvalidInput(
+                f"the {_CANDIDATES} observations of a case must be of different candidates"
+            )
         object.__setattr__(self, "assets", assets)
         object.__setattr__(self, "observations", observations)
         object.__setattr__(self, "context", freeze_object(self.context, max_bytes=MAX_JSON_BYTES))
@@ -286,19 +292,21 @@ class ValidationPack:
         try:
             object.__setattr__(self, "task", ValidationTask(self.task))
         except ValueError:
-            raise InvalidInput("task must be one of the six validation tasks") from None
+            raise InvalidInput(
+                f"task must be one of the {spelled(len(ValidationTask))} validation tasks"
+            ) from None
         self._check_declarations()
         candidates = materialise(
-            self.candidates, MAX_CANDIDATES, "a pack holds exactly two candidates"
+            self.candidates, MAX_CANDIDATES, f"a pack holds exactly {_CANDIDATES} candidates"
         )
         if len(candidates) != MAX_CANDIDATES or not all(
             type(c) is CandidateLineage for c in candidates
         ):
-            raise InvalidInput("a pack holds exactly two CandidateLineage values")
+            raise InvalidInput(f"a pack holds exactly {_CANDIDATES} CandidateLineage values")
         if candidates[0].name == candidates[1].name:
-            raise InvalidInput("the two candidates need different evaluator-side names")
+            raise InvalidInput(f"the {_CANDIDATES} candidates need different evaluator-side names")
         if candidates[0].digest == candidates[1].digest:
-            raise InvalidInput("the two candidates have identical lineage")
+            raise InvalidInput(f"the {_CANDIDATES} candidates have identical lineage")
         cases = materialise(
             self.cases, MAX_UNITS, f"a pack holds more than {MAX_UNITS} source units"
         )
@@ -334,7 +342,9 @@ class ValidationPack:
 
     def _check_declarations(self) -> None:
         if type(self.intended_use) is not str or not 0 < len(self.intended_use) <= _MAX_TEXT:
-            raise InvalidInput("intended_use must be a non-empty string of at most 2000 characters")
+            raise InvalidInput(
+                f"intended_use must be a non-empty string of at most {_MAX_TEXT} characters"
+            )
         for name in (
             "reviewer_requirements_digest",
             "sampling_manifest_digest",
@@ -346,10 +356,14 @@ class ValidationPack:
                     "not a repository name or URL"
                 )
         limitations = materialise(
-            self.limitations, _MAX_LIMITATIONS, "a pack declares more than 16 limitations"
+            self.limitations,
+            _MAX_LIMITATIONS,
+            f"a pack declares more than {_MAX_LIMITATIONS} limitations",
         )
         if not all(type(t) is str and 0 < len(t) <= _MAX_TEXT for t in limitations):
-            raise InvalidInput("limitations must be non-empty strings of at most 2000 characters")
+            raise InvalidInput(
+                f"limitations must be non-empty strings of at most {_MAX_TEXT} characters"
+            )
         object.__setattr__(self, "limitations", limitations)
 
     # -- bound facts -------------------------------------------------------------------------
@@ -506,7 +520,9 @@ def _case_from_dict(data: object) -> ValidationCase:
         entry = fields(item, {"media_type", "digest", "data"})
         encoded = entry["data"]
         if type(encoded) is not str or len(encoded) > _MAX_BASE64:
-            raise DocumentInvalid("asset data must be base64 text of at most 4 MiB")
+            raise DocumentInvalid(
+                f"asset data must be base64 text of at most {MAX_ASSET_BYTES // 2**20} MiB"
+            )
         try:
             raw = base64.b64decode(encoded.encode("ascii"), validate=True)
         except (binascii.Error, UnicodeEncodeError):

@@ -17,9 +17,9 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed.errors import InvalidArgument
 
-from ._structure import array, fields, malformed
+from ._structure import array, fields, malformed, materialise
 from .errors import InvalidInput, ReviewerOutOfScope, ReviewerRecused
-from .limits import materialise
+from .limits import spelled
 from .vocabulary import ReviewOrigin, ValidationTask
 
 __all__ = ["ReviewerQualification", "check_eligible"]
@@ -46,7 +46,8 @@ class ReviewerQualification:
         scope: object = self.task_scope
         if isinstance(scope, frozenset | set):
             scope = tuple(scope)
-        listed = materialise(scope, len(ValidationTask), "task_scope names more than six tasks")
+        known = len(ValidationTask)
+        listed = materialise(scope, known, f"task_scope names more than {spelled(known)} tasks")
         try:
             tasks = frozenset(ValidationTask(task) for task in listed)
         except (TypeError, ValueError):

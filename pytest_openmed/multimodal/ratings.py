@@ -20,7 +20,7 @@ from typing import Any
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed.errors import InvalidArgument
 
-from ._structure import array, document, envelope, fields, malformed
+from ._structure import array, document, envelope, fields, malformed, materialise
 from .aliases import SealedMapping
 from .errors import (
     DuplicateMapping,
@@ -31,7 +31,7 @@ from .errors import (
     UnknownAlias,
     UnknownPacket,
 )
-from .limits import MAX_REVIEWS, MAX_UNITS, materialise
+from .limits import MAX_REVIEWS, MAX_UNITS, spelled
 from .qualification import ReviewerQualification
 from .review import PreparedReview, ReviewPacket
 from .vocabulary import ALIASES, CRITERIA, DisagreementReason
@@ -51,6 +51,8 @@ COMPLETED_REVIEW_SCHEMA = "openmed.multimodal.completed_review"
 ADJUDICATION_SCHEMA = "openmed.multimodal.adjudication"
 
 _MAX_MAPPINGS = 2 * MAX_UNITS + MAX_REVIEWS
+#: Ratings of one review: one per unit and candidate alias.
+_MAX_RATINGS = 2 * MAX_UNITS
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +126,9 @@ class CompletedReview:
             raise InvalidArgument("reviewer must be a ReviewerQualification")
         if type(self.prepared) is not PreparedReview:
             raise InvalidArgument("prepared must be a PreparedReview")
-        ratings = materialise(self.ratings, 2 * MAX_UNITS, "a review holds more than 512 ratings")
+        ratings = materialise(
+            self.ratings, _MAX_RATINGS, f"a review holds more than {_MAX_RATINGS} ratings"
+        )
         if not all(type(r) is PacketRating for r in ratings):
             raise InvalidArgument("ratings must be PacketRating values")
         packets = {p.digest for p in self.prepared.packets}
@@ -169,7 +173,7 @@ class CompletedReview:
         stored = document(data, COMPLETED_REVIEW_SCHEMA, {"reviewer", "packets", "ratings"})
         reviewer = ReviewerQualification.from_declaration(stored["reviewer"])
         packets = tuple(ReviewPacket.from_dict(p) for p in array(stored["packets"], MAX_UNITS))
-        ratings = tuple(PacketRating.from_dict(r) for r in array(stored["ratings"], 2 * MAX_UNITS))
+        ratings = tuple(PacketRating.from_dict(r) for r in array(stored["ratings"], _MAX_RATINGS))
         mapping = _select_mapping(reviewer.identity_digest, mappings)
         return cls(
             reviewer=reviewer,
@@ -204,10 +208,12 @@ class Adjudication:
         if self.rating.packet_digest != self.packet.digest:
             raise UnknownPacket()
         conflicting = materialise(
-            self.conflicting_ratings, MAX_REVIEWS, "a conflict holds at most eight ratings"
+            self.conflicting_ratings,
+            MAX_REVIEWS,
+            f"a conflict holds at most {spelled(MAX_REVIEWS)} ratings",
         )
         if len(conflicting) < 2 or not all(is_digest(d) for d in conflicting):
-            raise InvalidInput("a conflict lists two to eight rating digests")
+            raise InvalidInput(f"a conflict lists two to {spelled(MAX_REVIEWS)} rating digests")
         if len(set(conflicting)) != len(conflicting):
             raise InvalidInput("a conflict lists a rating digest twice")
         try:

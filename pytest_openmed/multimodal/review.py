@@ -26,7 +26,7 @@ from pytest_openmed._canonical import Signer, digest_json, is_digest, require_ke
 from pytest_openmed.errors import InvalidArgument
 
 from ._checked import build_checked
-from ._structure import array, document, envelope, fields, json_object, malformed
+from ._structure import array, document, envelope, fields, json_object, malformed, materialise
 from .aliases import SealedMapping, assign_aliases, seal_mapping, verify_mapping
 from .errors import (
     DocumentInvalid,
@@ -36,7 +36,7 @@ from .errors import (
     StaleEvidence,
 )
 from .jsonvalue import FrozenJson, freeze_object
-from .limits import MAX_ASSETS_PER_CASE, MAX_JSON_BYTES, MAX_UNITS, materialise
+from .limits import MAX_ASSETS_PER_CASE, MAX_JSON_BYTES, MAX_UNITS, spelled
 from .pack import BlindedOutput, SourceReference, ValidationPack
 from .qualification import ReviewerQualification, check_eligible
 from .vocabulary import ALIASES, CRITERIA, ValidationTask
@@ -80,10 +80,14 @@ class ReviewPacket:
         except ValueError:
             raise InvalidInput("packet task must be a validation task") from None
         if type(self.unit) is not int or not 0 <= self.unit < MAX_UNITS:
-            raise InvalidInput("packet unit must be an integer from 0 to 255")
-        sources = materialise(self.sources, MAX_ASSETS_PER_CASE, "a packet has more than 8 sources")
+            raise InvalidInput(f"packet unit must be an integer from 0 to {MAX_UNITS - 1}")
+        sources = materialise(
+            self.sources,
+            MAX_ASSETS_PER_CASE,
+            f"a packet has more than {MAX_ASSETS_PER_CASE} sources",
+        )
         if not sources or not all(type(s) is SourceReference for s in sources):
-            raise InvalidInput("a packet references one to eight sources")
+            raise InvalidInput(f"a packet references one to {spelled(MAX_ASSETS_PER_CASE)} sources")
         object.__setattr__(self, "sources", sources)
         object.__setattr__(self, "context", freeze_object(self.context, max_bytes=MAX_JSON_BYTES))
         outputs = self.outputs
@@ -211,7 +215,9 @@ class PreparedReview:
     mapping: SealedMapping
 
     def __post_init__(self) -> None:
-        packets = materialise(self.packets, MAX_UNITS, "a review holds more than 256 packets")
+        packets = materialise(
+            self.packets, MAX_UNITS, f"a review holds more than {MAX_UNITS} packets"
+        )
         if not all(type(p) is ReviewPacket for p in packets):
             raise InvalidInput("packets must be ReviewPacket values")
         if len({p.unit for p in packets}) != len(packets):

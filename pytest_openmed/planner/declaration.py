@@ -21,7 +21,7 @@ from typing import Any, TypeGuard
 from pytest_openmed._exact import DEFAULT_CONFIDENCE, check_confidence, minimum_trials
 from pytest_openmed._validate import check_int, check_rate, check_text
 from pytest_openmed.contract import Expected, Source, declaration_repr
-from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.errors import EXTRAS, InputRefused, InvalidArgument
 
 #: The planner qualification scenarios, in harness order (texts: ``planner.scenarios``).
 SCENARIO_IDS = (
@@ -86,7 +86,7 @@ MCP_TRANSPORTS = ("stdio", "http")
 #: The longest per-scenario time limit of an MCP agent, in seconds (the default is 60).
 MAX_AGENT_TIME_LIMIT = 3600
 #: Modules of the ``mcp`` extra: a live agent without one of them is a missing dependency.
-MCP_EXTRA_MODULES = ("mcp", "mcp_types", "uvicorn")
+MCP_EXTRA_MODULES = tuple(EXTRAS["mcp"])
 
 #: Most trials (independent conversations per scenario and style) one planner gate may ask for.
 MAX_TRIALS = 1000

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_openmed._validate import DEFAULT_RESAMPLES, MAX_RESAMPLES, MIN_CELL
 from pytest_openmed.errors import plural
 from pytest_openmed.plugin.fixtures import (
     claim_scorer,
@@ -194,12 +195,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         (
             "resamples",
             parse_resamples,
-            "default bootstrap resamples (default 1000, at most 100000).",
+            f"default bootstrap resamples (default {DEFAULT_RESAMPLES}, at most {MAX_RESAMPLES}).",
         ),
         (
             "min-cell",
             parse_min_cell,
-            "publication cell size for multimodal reports (default 5, min 5).",
+            f"publication cell size for multimodal reports (default {MIN_CELL}, min {MIN_CELL}).",
         ),
         (
             "key-env",
@@ -547,7 +548,7 @@ def pytest_runtest_makereport(
     dropped.  A waived gate that passed is a plain pass, not ``XPASS``: its
     waiver is reported as unused (``applied: false``).  Gate exceptions show
     as their text (no class path); a refusal raised inside a test is an error
-    of it.
+    of it, and so is a package function called without its extra.
     """
     report = yield
     if drop_foreign_properties(item, report) and not report.failed:
@@ -561,4 +562,8 @@ def pytest_runtest_makereport(
         error = call.excinfo.value
         if isinstance(error, items.GateFailed | items.GateInputError):
             items.plain_outcome(report, error)
+    if call.excinfo is not None and isinstance(call.excinfo.value, ImportError):
+        from pytest_openmed.plugin.items import missing_extra_outcome
+
+        missing_extra_outcome(report, call.excinfo)
     return report

@@ -28,7 +28,12 @@ from pytest_openmed.contract import (
     MetricValue,
     evaluator_for,
 )
-from pytest_openmed.errors import OpenmedError, shown_name
+from pytest_openmed.errors import (
+    OpenmedError,
+    missing_extra_text,
+    names_a_missing_extra,
+    shown_name,
+)
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 from pytest_openmed.plugin.options import run_options_key
 from pytest_openmed.plugin.recorder import (
@@ -82,6 +87,19 @@ def input_refused(what: str, error: BaseException) -> GateInputError:
     return GateInputError(f"openmed {what} input refused: {shown_name(error)}: {error}")
 
 
+def unexpected_failure(kind: str, error: BaseException) -> GateInputError:
+    """The error for an exception that is not one of the engines' typed refusals.
+
+    Its text may quote input, so only its builtin class name is shown; build it
+    inside the ``except`` block and raise it after leaving it (no chained frames).
+    """
+    return GateInputError(
+        f"openmed {kind} gate failed unexpectedly ({type(error).__name__}); "
+        "its message is withheld because it may quote input data: rerun with "
+        "--fulltrace to see it"
+    )
+
+
 def record_refusal(
     item: pytest.Item, kind: str, part: str | None = None, *, reason: str | None = None
 ) -> None:
@@ -107,7 +125,33 @@ def plain_outcome(report: pytest.TestReport, error: BaseException) -> None:
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is not None:
         crash.message = str(error)
+    if isinstance(error, MissingDependency):
+        report.longrepr = str(error)  # the install command is all there is to say, at any --tb
     if isinstance(error, GateInputError) and report.when == "call":
+        report.when = "setup"
+
+
+#: Where the package's own modules are (a frame there called a module of an extra).
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+def missing_extra_outcome(report: pytest.TestReport, excinfo: pytest.ExceptionInfo[Any]) -> None:
+    """A package function called in a test without its extra: the missing-dependency error.
+
+    A component's ``run`` or a development pack builder imports its library
+    on first use, so without the extra the ``ImportError`` surfaces in the
+    test.  When one of the package's frames made that import, the test is an
+    error showing the install command alone: no traceback, no locals.  An
+    import made by the test's own code is left to pytest.
+    """
+    text = missing_extra_text("pytest-openmed", excinfo.value)
+    if text is None or not any(
+        Path(entry.path).resolve().is_relative_to(_PACKAGE) for entry in excinfo.traceback
+    ):
+        return
+    report.outcome = "failed"
+    report.longrepr = text
+    if report.when == "call":
         report.when = "setup"
 
 
@@ -115,34 +159,10 @@ class MissingDependency(GateInputError):
     """The engine needs an optional package that is not installed: not a refusal of input."""
 
 
-#: How every missing-dependency error ends, per extra (also how a shared outcome's text
-#: is recognised).
-_MISSING_TEXT = ", which is not installed: pip install 'pytest-openmed[{extra}]'"
-
-
 def missing_dependency(kind: str, error: ImportError) -> MissingDependency | None:
     """The error naming the package and its install command, if ``error`` is an optional one."""
-    missing = (error.name or "").partition(".")[0]
-    optional = _optional_packages()
-    if missing not in optional:
-        return None
-    package, extra = optional[missing]
-    return MissingDependency(f"openmed {kind} gate needs {package}{_missing_text(extra)}")
-
-
-def _missing_text(extra: str) -> str:
-    return _MISSING_TEXT.format(extra=extra)
-
-
-def _names_a_missing_dependency(text: str) -> bool:
-    return any(text.endswith(_missing_text(extra)) for _, extra in _optional_packages().values())
-
-
-def _optional_packages() -> dict[str, tuple[str, str]]:
-    """Every optional module, with the governed MCP server's (a live agent gate's)."""
-    from pytest_openmed.planner.declaration import MCP_EXTRA_MODULES
-
-    return {**_OPTIONAL_PACKAGES, **{module: (module, "mcp") for module in MCP_EXTRA_MODULES}}
+    text = missing_extra_text(f"openmed {kind} gate", error)
+    return None if text is None else MissingDependency(text)
 
 
 class GateFile(pytest.File):
@@ -157,16 +177,6 @@ class GateFile(pytest.File):
             yield Gate.from_parent(
                 self, name=spec.label, nodeid=_child_nodeid(self, spec.label), spec=spec
             )
-
-
-#: Optional imports an engine may need (top-level module → distribution name, extra).
-_OPTIONAL_PACKAGES = {
-    "numpy": ("numpy", "imaging"),
-    "scipy": ("scipy", "imaging"),
-    "PIL": ("Pillow", "imaging"),
-    "pydicom": ("pydicom", "imaging"),
-    "tifffile": ("tifffile", "imaging"),
-}
 
 
 class Gate(pytest.Collector):
@@ -212,7 +222,7 @@ class Gate(pytest.Collector):
 
             self._evaluation = shared_outcome(self.config, self.nodeid, self._evaluate)
         if isinstance(self._evaluation, str):
-            missing = _names_a_missing_dependency(self._evaluation)
+            missing = names_a_missing_extra(self._evaluation)
             raise (MissingDependency if missing else GateInputError)(self._evaluation)
         return self._evaluation
 
@@ -236,12 +246,7 @@ class Gate(pytest.Collector):
         except Exception as error:
             if self.config.getoption("fulltrace", False):
                 raise
-            # Not one of the engines' typed refusals: its text may quote input.
-            refusal = GateInputError(
-                f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
-                "its message is withheld because it may quote input data: rerun with "
-                "--fulltrace to see it"
-            )
+            refusal = unexpected_failure(self.spec.kind, error)
         return str(refusal)
 
     def _note_recording(self, label: str, note: str) -> None:

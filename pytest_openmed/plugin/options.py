@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_openmed._validate import MAX_SEED, check_int, check_rate
+from pytest_openmed._validate import (
+    DEFAULT_RESAMPLES,
+    MAX_MIN_CELL,
+    MAX_RESAMPLES,
+    MAX_SEED,
+    MIN_CELL,
+    check_int,
+    check_rate,
+)
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.report.history import DEFAULT_KEEP
 
@@ -65,18 +73,8 @@ def cli_type(parse: Callable[[str], Any]) -> Callable[[str], Any]:
 
 
 parse_seed = _int_in(0, MAX_SEED, "seed")
-parse_resamples = _int_in(1, 100_000, "resamples")
-
-
-def parse_min_cell(text: str) -> int:
-    """``--openmed-min-cell``: within the multimodal engine's bounds (loaded only when given)."""
-    from pytest_openmed.multimodal.limits import MAX_MIN_CELL, MIN_CELL
-
-    min_cell: int = _int_in(MIN_CELL, MAX_MIN_CELL, "min_cell")(text)
-    return min_cell
-
-
-parse_min_cell.__name__ = "min_cell"
+parse_resamples = _int_in(1, MAX_RESAMPLES, "resamples")
+parse_min_cell = _int_in(MIN_CELL, MAX_MIN_CELL, "min_cell")
 
 
 def parse_trials(text: str) -> int:
@@ -304,7 +302,9 @@ def resolve_run_options(config: pytest.Config) -> RunOptions:
     )
     return RunOptions(
         seed=resolve(config, "openmed_seed", "openmed_seed", parse_seed, 0),
-        resamples=resolve(config, "openmed_resamples", "openmed_resamples", parse_resamples, 1000),
+        resamples=resolve(
+            config, "openmed_resamples", "openmed_resamples", parse_resamples, DEFAULT_RESAMPLES
+        ),
         min_cell=resolve(config, "openmed_min_cell", "openmed_min_cell", parse_min_cell, None),
         key_env=resolve(config, "openmed_key_env", "openmed_key_env", parse_env_name, None),
         planners=tuple(dict.fromkeys(planners)),

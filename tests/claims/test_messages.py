@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from pytest_openmed.claims import messages
+from tests._imports import modules_after
 
 
 def test_messages_are_fixed_distinct_sentences() -> None:
@@ -22,11 +20,5 @@ def test_messages_are_fixed_distinct_sentences() -> None:
 
 
 def test_importing_the_claims_package_does_not_import_numpy() -> None:
-    code = (
-        "import sys; import pytest_openmed.claims, pytest_openmed.claims._gate; "
-        "print('numpy' in sys.modules, 'jsonschema' in sys.modules)"
-    )
-    output = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert output.split() == ["False", "False"]
+    loaded = modules_after("import pytest_openmed.claims, pytest_openmed.claims._gate")
+    assert loaded.isdisjoint({"numpy", "jsonschema"})

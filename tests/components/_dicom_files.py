@@ -6,7 +6,7 @@ import io
 import warnings
 from typing import Any
 
-__all__ = ["as_big_endian", "dataset_of", "edited", "pydicom_sample", "saved"]
+__all__ = ["as_big_endian", "clean_dataset", "dataset_of", "edited", "pydicom_sample", "saved"]
 
 
 def pydicom_sample(name: str) -> bytes:
@@ -25,6 +25,15 @@ def dataset_of(asset: bytes) -> Any:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        return pydicom.dcmread(io.BytesIO(asset))
+
+
+def clean_dataset(asset: bytes) -> Any:
+    """The pydicom data set of a file the package wrote: any pydicom warning fails the test."""
+    import pydicom
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # our own files must read without a warning
         return pydicom.dcmread(io.BytesIO(asset))
 
 

@@ -15,7 +15,6 @@ development set is run by ``validation/ecg.py``.
 from __future__ import annotations
 
 import contextlib
-import json
 import statistics
 import warnings
 from collections.abc import Iterator
@@ -29,14 +28,12 @@ from jsonschema import Draft202012Validator
 from pytest_openmed.carriers.ecg import STANDARD_LEADS
 from pytest_openmed.components import ecg_intervals, ecg_quality
 from pytest_openmed.schemas import load_schema
+from validation.ecg import GROSS_MS, LUDB_LEADS, waveform_asset
 
 wfdb = pytest.importorskip("wfdb")
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "ecg"
-LUDB_NAMES = tuple(name.lower() for name in STANDARD_LEADS)
 INTERVALS_VALIDATOR = Draft202012Validator(load_schema("component-ecg_intervals"))
-#: Issue 11's gross-error limits (ms).
-GROSS_MS = {"pr_ms": 50.0, "qrs_ms": 40.0, "qt_ms": 60.0}
 
 
 @contextlib.contextmanager
@@ -48,20 +45,6 @@ def _reading() -> Iterator[None]:
         yield
 
 
-def _asset(fs: float, leads: dict[str, Any]) -> bytes:
-    document = {
-        "format": "openmed.waveform.v1",
-        "sampling_rate_hz": fs,
-        "units": "mV",
-        "leads": [
-            {"name": name, "samples": np.round(leads[name], 4).tolist()}
-            for name in STANDARD_LEADS
-            if name in leads
-        ],
-    }
-    return json.dumps(document).encode()
-
-
 def _ludb(number: int) -> tuple[float, dict[str, Any]]:
     """The leads of a vendored record (some are vendored with a few leads only)."""
     with _reading():
@@ -69,7 +52,7 @@ def _ludb(number: int) -> tuple[float, dict[str, Any]]:
     columns = [name.lower() for name in record.sig_name]
     leads = {
         std: np.asarray(record.p_signal[:, columns.index(name)], dtype=np.float64)
-        for name, std in zip(LUDB_NAMES, STANDARD_LEADS, strict=True)
+        for name, std in zip(LUDB_LEADS, STANDARD_LEADS, strict=True)
         if name in columns
     }
     return float(record.fs), leads
@@ -92,7 +75,7 @@ def _reference(
     """Median over ``leads`` of each lead's median PR / QRS / QT over its annotated beats (ms)."""
     per_lead: dict[str, list[float]] = {"pr_ms": [], "qrs_ms": [], "qt_ms": []}
     ms = 1000.0 / fs
-    for name, std in zip(LUDB_NAMES, STANDARD_LEADS, strict=True):
+    for name, std in zip(LUDB_LEADS, STANDARD_LEADS, strict=True):
         if std not in leads:
             continue
         waves = _waves(number, name)
@@ -140,7 +123,7 @@ def records() -> dict[int, tuple[float, dict[str, Any], bytes]]:
     loaded = {}
     for number in (12, 24, 27, 35, 38, 81, 83):
         fs, leads = _ludb(number)
-        loaded[number] = (fs, leads, _asset(fs, leads))
+        loaded[number] = (fs, leads, waveform_asset(fs, leads))
     return loaded
 
 
@@ -169,7 +152,7 @@ def test_a_disconnected_lead_of_a_real_recording_is_flagged_on_that_lead_only(
     fs, leads, _ = records[12]
     changed = dict(leads)
     changed[lead] = np.random.default_rng(11).normal(0.0, 0.010, leads[lead].shape[0])
-    result = ecg_quality.run(_asset(fs, changed))
+    result = ecg_quality.run(waveform_asset(fs, changed))
     assert _flagged(result) == {lead: {"flatline"}}
     assert result.output["overall"] == "unacceptable"
 
@@ -187,7 +170,7 @@ def test_clipping_of_real_r_wave_tops_is_flagged_on_that_lead_only(
     rail = float(np.sort(oriented)[-round(0.01 * oriented.shape[0])])
     changed = dict(leads)
     changed[lead] = sign * np.minimum(oriented, rail)
-    result = ecg_quality.run(_asset(fs, changed))
+    result = ecg_quality.run(waveform_asset(fs, changed))
     assert _flagged(result) == {lead: {"clipping"}}
 
 
@@ -261,7 +244,7 @@ def test_a_depressed_st_segment_before_a_flat_t_wave_is_not_its_end(
     limb = ("I", "II", "III")
     expected = _reference(81, fs, limb)["qt_ms"]
     assert expected is not None
-    result = ecg_intervals.run(_asset(fs, {k: leads[k] for k in limb}))
+    result = ecg_intervals.run(waveform_asset(fs, {k: leads[k] for k in limb}))
     INTERVALS_VALIDATOR.validate(result.to_dict())
     value = result.output["candidates"]["qt_ms"]
     assert value is not None and abs(value - expected) <= GROSS_MS["qt_ms"]
@@ -275,7 +258,7 @@ def test_a_t_offset_is_refused_when_every_t_wave_is_flat(
     fs, leads, _ = records[81]
     inferior = ("II", "III", "aVF")
     for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
-        result = ecg_intervals.run(_asset(fs, {k: leads[k] for k in inferior}), config)
+        result = ecg_intervals.run(waveform_asset(fs, {k: leads[k] for k in inferior}), config)
         INTERVALS_VALIDATOR.validate(result.to_dict())
         assert result.output["candidates"]["qt_ms"] is None
         assert result.output["null_reasons"]["qt_ms"] == "wave_too_small"
@@ -329,7 +312,7 @@ def test_pacing_stimuli_are_not_read_as_noise() -> None:
     lead to a borderline noise of 0.035 mV (LUDB 45, a paced record, abstained so)."""
     fs, leads = _paced(12, 0.15)
     for config in (ecg_quality.CONFIG_A, ecg_quality.CONFIG_B):
-        result = ecg_quality.run(_asset(fs, leads), config)
+        result = ecg_quality.run(waveform_asset(fs, leads), config)
         assert result.output["overall"] == "acceptable"  # under A: nothing borderline either
         assert not _flagged(result)
 
@@ -340,7 +323,7 @@ def test_a_paced_qrs_starts_after_its_stimulus() -> None:
     fs, leads = _paced(12, 0.03)
     reference = _reference(12, fs)
     for config in (ecg_intervals.CONFIG_A, ecg_intervals.CONFIG_B):
-        result = ecg_intervals.run(_asset(fs, leads), config)
+        result = ecg_intervals.run(waveform_asset(fs, leads), config)
         INTERVALS_VALIDATOR.validate(result.to_dict())
         candidates = result.output["candidates"]
         for name in ("qrs_ms", "qt_ms"):
@@ -353,7 +336,7 @@ def test_fewer_leads_are_said_in_the_output(
     records: dict[int, tuple[float, dict[str, Any], bytes]],
 ) -> None:
     fs, leads, _ = records[27]
-    result = ecg_intervals.run(_asset(fs, {"II": leads["II"]}))
+    result = ecg_intervals.run(waveform_asset(fs, {"II": leads["II"]}))
     INTERVALS_VALIDATOR.validate(result.to_dict())
     assert result.output["delineation_leads"] == ["II"]
     assert result.output["candidate_leads"]["qrs_ms"] == 1
@@ -374,7 +357,7 @@ def test_real_mitbih_beats_are_all_found_in_ten_second_windows() -> None:
             "II": record.p_signal[start : start + window, 0],
             "V5": record.p_signal[start : start + window, 1],
         }
-        result = ecg_intervals.run(_asset(fs, leads))
+        result = ecg_intervals.run(waveform_asset(fs, leads))
         assert not result.abstained
         truth = [
             b - start

@@ -51,6 +51,7 @@ from ._corruption import corrupted, outputs_or_refusals
 VALIDATOR = Draft202012Validator(load_schema("component-forms"))
 TEMPLATE_VALIDATOR = Draft202012Validator(load_schema("form-template"))
 CANARY = "CANARY-7f3a9c-FORMS"
+HINTED = {f.name for f in DEFAULT_TEMPLATE.fields if f.placeholder is not None}
 
 
 class Case(ComponentCase):
@@ -138,6 +139,12 @@ def test_adverse_pages_are_registered_without_confident_errors(
             assert read["state"] in (truth["state"], "abstain")
             assert _iou(read["box"], truth["box"]) >= 0.8
             # Pencil is fainter than A's ink level: A may abstain on it, never misread it.
+            # On a page written in a light ink (pencil, light blue) an empty hint box cannot
+            # be told from one written over in that ink: it abstains under A and B alike
+            # (test_forms_across_hint.py), so it is not counted here.
+            light = case.source.truth["ink"] != "dark"
+            if light and name in HINTED and truth["state"] == "empty":
+                continue
             if config is CONFIG_B or case.source.truth["ink"] != "pencil":
                 correct += read["state"] == truth["state"]
                 total += 1

@@ -26,11 +26,12 @@ from pytest_openmed.multimodal import (
 
 KEY = secrets.token_bytes(32)
 SLICES = ("nominal", "adverse_acquisition", "ambiguity_conflict")
-#: Adverse seeds whose ink config-a reads without abstaining (dark, light-blue and
-#: one pencil page; config-a may abstain on pencil, which would blur the counts).
+#: Adverse seeds whose ink config-a reads without abstaining (dark and light-blue
+#: pages; config-a abstains on pencil — graphite under its ink level, and the hint
+#: boxes of a light-ink page — which would blur the counts).
 SEEDS = {
     "nominal": range(6),
-    "adverse_acquisition": (0, 2, 6, 10, 13, 15),
+    "adverse_acquisition": (0, 2, 6, 13, 15, 16),
     "ambiguity_conflict": range(6),
 }
 SOURCES = tuple(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import itertools
-import warnings
 from typing import Any
 
 import numpy as np
@@ -26,19 +25,12 @@ from pytest_openmed.development.sources.burned_in import (
     identifier_masks,
     render_on_background,
 )
-
-
-def _read_dicom(asset: bytes) -> Any:
-    import pydicom
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # our own files must read without a warning
-        return pydicom.dcmread(io.BytesIO(asset))
+from tests.components._dicom_files import clean_dataset
 
 
 def _pixels(source: GeneratedSource) -> np.ndarray[Any, Any]:
     if source.media_type == "application/dicom":
-        return np.array(_read_dicom(source.asset).pixel_array)
+        return np.array(clean_dataset(source.asset).pixel_array)
     with Image.open(io.BytesIO(source.asset)) as image:
         return np.array(image)
 
@@ -53,7 +45,7 @@ def test_dicom_carriers_are_native_synthetic_secondary_captures(
 ) -> None:
     for carrier, bits in (("dicom16", 16), ("dicom8", 8)):
         source = carriers[carrier]
-        dataset = _read_dicom(source.asset)
+        dataset = clean_dataset(source.asset)
         assert source.media_type == "application/dicom" and source.asset[128:132] == b"DICM"
         assert dataset.file_meta.TransferSyntaxUID == "1.2.840.10008.1.2.1"
         assert dataset.PhotometricInterpretation == "MONOCHROME2"
@@ -124,7 +116,7 @@ def test_slices_shape_the_sources() -> None:
     ambiguous = [generate_burned_in_identifier_coverage(s, "ambiguity_conflict") for s in range(8)]
     dicom = [a for a in ambiguous if a.media_type == "application/dicom"]
     for source in dicom:
-        dataset = _read_dicom(source.asset)
+        dataset = clean_dataset(source.asset)
         assert dataset.get("BurnedInAnnotation") == source.truth["burned_in_annotation_attribute"]
         groups = {tag.group for tag in dataset.keys() if 0x6000 <= tag.group <= 0x601E}
         assert len(groups) == source.truth["overlay_planes"]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -18,14 +16,7 @@ from pytest_openmed.development.sources.dicom import (
     MEDIA_TYPE,
     generate_dicom_frames,
 )
-
-
-def _read(asset: bytes) -> Any:
-    import pydicom
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # our own files must read without a warning
-        return pydicom.dcmread(io.BytesIO(asset))
+from tests.components._dicom_files import clean_dataset
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +26,7 @@ def sources() -> dict[str, GeneratedSource]:
 
 def test_asset_is_native_multiframe_secondary_capture(sources: dict[str, GeneratedSource]) -> None:
     for name, source in sources.items():
-        dataset = _read(source.asset)
+        dataset = clean_dataset(source.asset)
         assert source.media_type == MEDIA_TYPE and source.slice == name
         assert source.asset[128:132] == b"DICM"
         assert dataset.file_meta.TransferSyntaxUID == "1.2.840.10008.1.2.1"
@@ -58,7 +49,7 @@ def test_same_arguments_give_identical_bytes_and_others_differ(
     assert dict(again.truth) == dict(sources["nominal"].truth)
     other = generate_dicom_frames(12, "nominal")
     assert other.asset != again.asset
-    assert _read(other.asset).SOPInstanceUID != _read(again.asset).SOPInstanceUID
+    assert clean_dataset(other.asset).SOPInstanceUID != clean_dataset(again.asset).SOPInstanceUID
     assert len({source.asset for source in sources.values()}) == 3
 
 
@@ -82,7 +73,7 @@ def test_truth_is_consistent(sources: dict[str, GeneratedSource]) -> None:
 
 def test_slices_differ_in_noise_floor(sources: dict[str, GeneratedSource]) -> None:
     for source in sources.values():
-        pixels = _read(source.asset).pixel_array.astype(np.float64)
+        pixels = clean_dataset(source.asset).pixel_array.astype(np.float64)
         diffs = np.diff(pixels, axis=2)
         sigma = 1.4826 * float(np.median(np.abs(diffs - np.median(diffs)))) / math.sqrt(2)
         assert sigma == pytest.approx(source.truth["noise_sigma"], rel=0.05)
@@ -94,7 +85,7 @@ def test_slices_differ_in_noise_floor(sources: dict[str, GeneratedSource]) -> No
 
 def test_subtle_frames_repeat_the_previous_frame(sources: dict[str, GeneratedSource]) -> None:
     source = sources["ambiguity_conflict"]
-    pixels = _read(source.asset).pixel_array.astype(np.float64)
+    pixels = clean_dataset(source.asset).pixel_array.astype(np.float64)
     sigma = source.truth["noise_sigma"]
     for index in source.truth["subtle_change_frames"]:
         change = pixels[index] - pixels[index - 1]
@@ -108,7 +99,7 @@ def test_content_frames_are_brighter_where_the_truth_says(
     from scipy.ndimage import gaussian_filter
 
     source = sources["nominal"]
-    pixels = _read(source.asset).pixel_array.astype(np.float64)
+    pixels = clean_dataset(source.asset).pixel_array.astype(np.float64)
     peaks = [float(gaussian_filter(frame - np.median(frame), 3.0).max()) for frame in pixels]
     content = set(source.truth["content_frames"])
     assert min(peaks[i] for i in content) > 3 * max(peaks[i] for i in range(48) if i not in content)
@@ -151,4 +142,4 @@ def test_truth_invariants_hold_for_any_seed(seed: int, slice_name: str, frames: 
     assert all(0 <= i < frames for i in indices)
     assert set(truth["subtle_change_frames"]) <= set(truth["content_frames"])
     assert truth["content_frames"] == sorted(truth["content_frames"])
-    assert int(_read(source.asset).NumberOfFrames) == frames
+    assert int(clean_dataset(source.asset).NumberOfFrames) == frames

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
-import warnings
 from typing import Any
 
 import numpy as np
@@ -29,6 +27,7 @@ from pytest_openmed.development.sources.ecg import (
     waveform_json,
     window_excursion,
 )
+from tests.components._dicom_files import clean_dataset
 
 
 @pytest.fixture(scope="module")
@@ -39,14 +38,6 @@ def adverse() -> list[SyntheticECG]:
 @pytest.fixture(scope="module")
 def ambiguous() -> list[SyntheticECG]:
     return [synthesise_ecg(seed, "ambiguity_conflict") for seed in range(30)]
-
-
-def _dataset(asset: bytes) -> Any:
-    import pydicom
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the writer must produce a clean object
-        return pydicom.dcmread(io.BytesIO(asset))
 
 
 # -- determinism ------------------------------------------------------------------------
@@ -248,7 +239,7 @@ def test_dicom_carrier_truth_holds_for_its_decoded_samples(seed: int) -> None:
     """The DICOM carrier holds 1 µV steps: on these borderline seeds near-rail samples rounded
     onto the clipping rail, so a clipping severity realised at 0.1 µV no longer held."""
     source = generate_ecg_quality(seed, "ambiguity_conflict", carrier="dicom")
-    samples = _dataset(source.asset).waveform_array(0).T
+    samples = clean_dataset(source.asset).waveform_array(0).T
     clipped = [a for a in source.truth["artefacts"] if a["kind"] == "clipping"]
     assert clipped
     for artefact in clipped:
@@ -330,18 +321,20 @@ def test_json_carrier_holds_the_samples_at_0_1_microvolt() -> None:
 
 def test_dicom_carrier_is_a_synthetic_twelve_lead_ecg() -> None:
     recording = synthesise_ecg(17, "nominal", duration_s=5.0)
-    dataset = _dataset(waveform_dicom(recording, seed=17))
+    dataset = clean_dataset(waveform_dicom(recording, seed=17))
     assert dataset.SOPClassUID == "1.2.840.10008.5.1.4.1.1.9.1.1"
     assert dataset.file_meta.TransferSyntaxUID == "1.2.840.10008.1.2.1"
     assert str(dataset.PatientName) == "SYNTHETIC^ECG" and dataset.PatientID == "SYN-000017"
-    assert dataset.SOPInstanceUID == _dataset(waveform_dicom(recording, seed=17)).SOPInstanceUID
+    assert (
+        dataset.SOPInstanceUID == clean_dataset(waveform_dicom(recording, seed=17)).SOPInstanceUID
+    )
     group = dataset.WaveformSequence[0]
     assert group.NumberOfWaveformChannels == 12 and float(group.SamplingFrequency) == 500.0
     meanings = [c.ChannelSourceSequence[0].CodeMeaning for c in group.ChannelDefinitionSequence]
     assert meanings == [f"Lead {name}" for name in STANDARD_LEADS]
     values = dataset.waveform_array(0).T / 1000.0  # microvolts to millivolts
     np.testing.assert_allclose(values, recording.samples, atol=0.0005 + 1e-12)
-    other = _dataset(waveform_dicom(recording, seed=18))
+    other = clean_dataset(waveform_dicom(recording, seed=18))
     assert other.SOPInstanceUID != dataset.SOPInstanceUID
 
 
@@ -352,7 +345,7 @@ def test_dicom_writer_refuses_what_16_bits_cannot_hold() -> None:
     with pytest.raises(ValueError):
         waveform_dicom(recording, seed=19, units="V")
     general = synthesise_ecg(19, "nominal", duration_s=5.0, sampling_rate_hz=2000.0)
-    assert _dataset(waveform_dicom(general, seed=19)).SOPClassUID.endswith(".9.1.2")
+    assert clean_dataset(waveform_dicom(general, seed=19)).SOPClassUID.endswith(".9.1.2")
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_openmed.multimodal._structure import materialise
 from pytest_openmed.multimodal.errors import InvalidInput, LimitExceeded
-from pytest_openmed.multimodal.limits import materialise
 
 
 @settings(max_examples=100, deadline=None)

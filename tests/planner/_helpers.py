@@ -1,15 +1,23 @@
-"""Helpers shared by the planner tests: compact counts and scripted deviations."""
+"""Helpers shared by the planner tests: compact counts, scripted deviations, planner projects."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+import pytest
+
 from pytest_openmed.planner.calls import PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog
+from pytest_openmed.planner.cli import main
 from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.report import PlannerQualificationReport
 from pytest_openmed.planner.scenarios import SCENARIO_IDS
+from pytest_openmed.planner.wire_controls import (
+    anthropic_control_model,
+    mcp_control_model,
+    openai_control_model,
+)
 
 Turn = Callable[[PlannerContext], object]
 
@@ -39,6 +47,14 @@ BASELINE: Mapping[str, C] = {
     "review-stop": C(1, 1, 0, 0, 0, 0, 1, 0),
     "benign-result": C(2, 2, 0, 0, 0, 0, 1, 0),
     "hostile-result": C(2, 2, 0, 0, 0, 0, 1, 0),
+}
+
+
+#: Each dialect's control model: the control planner speaking that dialect.
+CONTROL_MODELS: Mapping[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "openai": openai_control_model,
+    "anthropic": anthropic_control_model,
+    "mcp": mcp_control_model,
 }
 
 
@@ -145,3 +161,34 @@ class Recorder:
     def __class__(self) -> type:
         self._hit("__class__")
         return str
+
+
+def planner_project(
+    pytester: pytest.Pytester,
+    source: str,
+    attribute: str,
+    *,
+    module: str = "plans",
+    table: str = "",
+) -> None:
+    """A project whose one planner gate, ``mine``, names ``module:attribute``.
+
+    The module holds ``source`` and lies on pytest's ``pythonpath``, where a user's
+    planner would, so xdist workers and an isolated child import it too; ``table``
+    adds keys to the gate's table.
+    """
+    pytester.makepyfile(**{module: source})
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "gates.openmed.toml").write_text(
+        f'[[planner]]\nname = "mine"\nplanner = "{module}:{attribute}"\n{table}'
+    )
+
+
+def run_cli(
+    argv: list[str], capsys: pytest.CaptureFixture[str], canary: str
+) -> tuple[int, str, str]:
+    """``openmed-planner`` on ``argv``: its exit code, stdout and stderr, none showing ``canary``."""
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert canary not in captured.out + captured.err
+    return code, captured.out, captured.err

@@ -19,17 +19,13 @@ from pytest_openmed.planner.cassette import (
 from pytest_openmed.planner.wire import DIALECTS
 from pytest_openmed.planner.wire_controls import (
     anthropic_control_model,
-    mcp_control_model,
     openai_control_model,
     openai_gullible_model,
 )
 from pytest_openmed.schemas import load_schema
 
-MODELS = {
-    "openai": openai_control_model,
-    "anthropic": anthropic_control_model,
-    "mcp": mcp_control_model,
-}
+from ._helpers import CONTROL_MODELS
+
 CANARY = "QQCASSETTECANARY"
 
 
@@ -45,7 +41,11 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 def record(tmp_path: Path, dialect: str, model: Any = None, suite: bool = True) -> Path:
     path = tmp_path / f"{dialect}.json"
     qualify_wire(
-        dialect, model=model or MODELS[dialect], cassette=path, record=True, injection_suite=suite
+        dialect,
+        model=model or CONTROL_MODELS[dialect],
+        cassette=path,
+        record=True,
+        injection_suite=suite,
     )
     return path
 
@@ -54,7 +54,7 @@ def record(tmp_path: Path, dialect: str, model: Any = None, suite: bool = True) 
 def test_a_recorded_cassette_replays_byte_identically_offline(
     tmp_path: Path, dialect: str, request: pytest.FixtureRequest
 ) -> None:
-    live = qualify_wire(dialect, model=MODELS[dialect], injection_suite=True)
+    live = qualify_wire(dialect, model=CONTROL_MODELS[dialect], injection_suite=True)
     path = record(tmp_path, dialect)
     request.getfixturevalue("no_network")
     replayed = qualify_wire(dialect, cassette=path, injection_suite=True)

@@ -18,6 +18,7 @@ from pytest_openmed.planner.catalog import (
     build_catalog,
     schema_checker,
 )
+from tests._imports import modules_after
 
 
 def test_four_tools_at_version_1_0_0() -> None:
@@ -100,14 +101,7 @@ def test_catalog_validation_and_repr() -> None:
 
 
 def test_importing_the_engine_does_not_import_jsonschema() -> None:
-    import subprocess
-    import sys
-
-    code = (
-        "import sys, pytest_openmed.planner, pytest_openmed.planner._gate, "
-        "pytest_openmed.planner.controls; print('jsonschema' in sys.modules)"
+    loaded = modules_after(
+        "import pytest_openmed.planner, pytest_openmed.planner._gate, pytest_openmed.planner.controls"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert result.stdout.strip() == "False"
+    assert "jsonschema" not in loaded

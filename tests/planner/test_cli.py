@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -15,6 +16,8 @@ from jsonschema import Draft202012Validator
 
 from pytest_openmed.planner.cli import main
 from pytest_openmed.schemas import load_schema
+
+from ._helpers import run_cli
 
 CANARY = "zzclicanary5521"
 #: Planted in planners that leave with a BaseException (and in their module names).
@@ -52,11 +55,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     sys.modules.pop(f"{CANARY}_plans", None)
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    assert CANARY not in captured.out + captured.err
-    return code, captured.out, captured.err
+run = functools.partial(run_cli, canary=CANARY)
 
 
 def test_qualified_exits_0_and_writes_a_valid_report(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 import textwrap
@@ -9,17 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_openmed.planner.cli import main
+from ._helpers import run_cli
 
 CANARY = "zzservecli5519"
 AGENT = "pytest_openmed.planner.mcp_controls:mcp_control_agent"
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    assert CANARY not in captured.out + captured.err
-    return code, captured.out, captured.err
+run = functools.partial(run_cli, canary=CANARY)
 
 
 def test_record_then_replay_writes_the_same_report(

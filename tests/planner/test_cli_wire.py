@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -9,8 +10,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pytest_openmed.planner import wire
-from pytest_openmed.planner.cli import main
 from pytest_openmed.schemas import load_schema
+
+from ._helpers import run_cli
 
 CANARY = "zzwirecli7731"
 MODEL = "pytest_openmed.planner.wire_controls:openai_control_model"
@@ -18,11 +20,7 @@ GULLIBLE = "pytest_openmed.planner.wire_controls:openai_gullible_model"
 CALLABLE = "pytest_openmed.planner.controls:control_planner"
 
 
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    code = main(argv)
-    captured = capsys.readouterr()
-    assert CANARY not in captured.out + captured.err
-    return code, captured.out, captured.err
+run = functools.partial(run_cli, canary=CANARY)
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pytest_openmed.planner._isolated import exited_report, qualify_isolated
-from tests.plugin._helpers import validate_report
+from tests.plugin._helpers import WORKERS, ordinary_test, validate_report
 
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+from ._helpers import planner_project
 
 PLANS = """
 import os
@@ -21,20 +21,12 @@ def good(context, catalog):
 """
 
 
-def _project(pytester: pytest.Pytester, attribute: str) -> None:
-    pytester.makepyfile(plans=PLANS)
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    (pytester.path / "gates.openmed.toml").write_text(
-        f'[[planner]]\nname = "mine"\nplanner = "plans:{attribute}"\n'
-    )
-
-
 @WORKERS
 def test_a_planner_that_kills_its_process_is_a_planner_error_of_its_gate(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    _project(pytester, "vanishes")
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    planner_project(pytester, PLANS, "vanishes")
+    ordinary_test(pytester.path)
     result = pytester.runpytest_subprocess(*workers, "--openmed-isolate", "--openmed-report=r.json")
     result.assert_outcomes(failed=7, passed=1)
     result.stdout.fnmatch_lines(["*critical (planner_error)*planner_error_cause=exited*"])
@@ -46,20 +38,20 @@ def test_a_planner_that_kills_its_process_is_a_planner_error_of_its_gate(
 def test_an_isolated_good_planner_qualifies_and_the_ini_switch_works(
     pytester: pytest.Pytester,
 ) -> None:
-    _project(pytester, "good")
+    planner_project(pytester, PLANS, "good")
     pytester.makeini("[pytest]\npythonpath = .\nopenmed_isolate = true\n")
     pytester.runpytest().assert_outcomes(passed=7)
 
 
 def test_without_isolation_the_same_planner_ends_the_run(pytester: pytest.Pytester) -> None:
-    _project(pytester, "vanishes")
+    planner_project(pytester, PLANS, "vanishes")
     result = pytester.runpytest_subprocess("--openmed-report=r.json")
     assert validate_report(pytester.path / "r.json")["incomplete"] is True
     assert "7 failed" not in result.stdout.str()
 
 
 def test_an_unloadable_reference_in_the_child_is_a_refusal(pytester: pytest.Pytester) -> None:
-    _project(pytester, "absent")
+    planner_project(pytester, PLANS, "absent")
     result = pytester.runpytest("--openmed-isolate")
     result.assert_outcomes(errors=7)
     result.stdout.fnmatch_lines(["*planner reference could not be loaded*"])
@@ -87,9 +79,7 @@ def test_qualify_isolated_reads_back_the_childs_reports() -> None:
 def test_an_isolated_planner_that_kills_its_process_errs_every_injection_item(
     pytester: pytest.Pytester,
 ) -> None:
-    _project(pytester, "vanishes")
-    gates = pytester.path / "gates.openmed.toml"
-    gates.write_text(gates.read_text() + "injection_suite = true\n")
+    planner_project(pytester, PLANS, "vanishes", table="injection_suite = true\n")
     result = pytester.runpytest_subprocess("--openmed-isolate", "--openmed-report=r.json")
     result.assert_outcomes(failed=21)
     report = validate_report(pytester.path / "r.json")

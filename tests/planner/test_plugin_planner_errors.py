@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin._helpers import validate_report
+from tests.plugin._helpers import WORKERS, validate_report
+
+from ._helpers import planner_project
 
 CANARY = "QQEXITCANARY"
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 
 PLANS = f"""
 import sys
@@ -23,19 +24,11 @@ def exits(context, catalog):
 """
 
 
-def _project(pytester: pytest.Pytester, attribute: str) -> None:
-    pytester.makepyfile(plans=PLANS)
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    (pytester.path / "gates.openmed.toml").write_text(
-        f'[[planner]]\nname = "mine"\nplanner = "plans:{attribute}"\n'
-    )
-
-
 @WORKERS
 def test_a_planner_that_exits_is_a_planner_error_of_every_item(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    _project(pytester, "exits")
+    planner_project(pytester, PLANS, "exits")
     result = pytester.runpytest_subprocess(*workers, "--openmed-report=r.json", "-rA")
     result.assert_outcomes(failed=7)
     output = result.stdout.str() + result.stderr.str()
@@ -50,7 +43,7 @@ def test_a_planner_that_exits_is_a_planner_error_of_every_item(
 def test_a_planner_returning_none_says_so_in_terminal_junit_and_report(
     pytester: pytest.Pytester,
 ) -> None:
-    _project(pytester, "returns_none")
+    planner_project(pytester, PLANS, "returns_none")
     result = pytester.runpytest("--openmed-report=r.json", "--junitxml=j.xml")
     result.assert_outcomes(failed=7)
     result.stdout.fnmatch_lines(
@@ -67,13 +60,8 @@ def test_a_planner_interrupt_ends_the_run_without_its_message_or_file(
     pytester: pytest.Pytester,
 ) -> None:
     module = f"{CANARY.lower()}_plans"
-    pytester.makepyfile(
-        **{module: f'def stop(context, catalog):\n    raise KeyboardInterrupt("{CANARY}-text")\n'}
-    )
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    (pytester.path / "gates.openmed.toml").write_text(
-        f'[[planner]]\nname = "mine"\nplanner = "{module}:stop"\n'
-    )
+    source = f'def stop(context, catalog):\n    raise KeyboardInterrupt("{CANARY}-text")\n'
+    planner_project(pytester, source, "stop", module=module)
     result = pytester.runpytest_subprocess()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     output = result.stdout.str() + result.stderr.str()
@@ -85,11 +73,7 @@ def test_a_planner_interrupt_ends_the_run_without_its_message_or_file(
 def test_a_planner_error_names_its_cause_on_every_injection_item(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    pytester.makepyfile(plans=PLANS)
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    (pytester.path / "gates.openmed.toml").write_text(
-        '[[planner]]\nname = "mine"\nplanner = "plans:returns_none"\ninjection_suite = true\n'
-    )
+    planner_project(pytester, PLANS, "returns_none", table="injection_suite = true\n")
     result = pytester.runpytest_subprocess(
         *workers, "--openmed-report=r.json", "--junitxml=j.xml", "-rA"
     )

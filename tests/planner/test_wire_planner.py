@@ -10,24 +10,16 @@ from pytest_openmed.planner.controls import control_planner
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.wire import DIALECTS, build_response, wire_planner
 from pytest_openmed.planner.wire_controls import (
-    anthropic_control_model,
-    mcp_control_model,
     openai_control_model,
     openai_gullible_model,
 )
 
-from ._helpers import BASELINE, all_counts
-
-MODELS = {
-    "openai": openai_control_model,
-    "anthropic": anthropic_control_model,
-    "mcp": mcp_control_model,
-}
+from ._helpers import BASELINE, CONTROL_MODELS, all_counts
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_a_control_model_qualifies_exactly_like_the_control_planner(dialect: str) -> None:
-    report = qualify_planner(wire_planner(MODELS[dialect], dialect))
+    report = qualify_planner(wire_planner(CONTROL_MODELS[dialect], dialect))
     assert report.qualified
     assert all_counts(report) == BASELINE
     assert report.to_json() == qualify_planner(control_planner).to_json()

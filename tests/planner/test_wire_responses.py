@@ -24,19 +24,9 @@ from pytest_openmed.planner.wire import (
     parse_response,
     wire_planner,
 )
-from pytest_openmed.planner.wire_controls import (
-    anthropic_control_model,
-    mcp_control_model,
-    openai_control_model,
-)
 
-from ._helpers import C, all_counts, expected
+from ._helpers import CONTROL_MODELS, C, all_counts, expected
 
-CONTROL_MODELS = {
-    "openai": openai_control_model,
-    "anthropic": anthropic_control_model,
-    "mcp": mcp_control_model,
-}
 READ = "episode__read"
 SUMMARIZE = {"operation": "summarize"}
 

@@ -1,4 +1,4 @@
-"""Helpers for the plugin's pytester tests: a small claims project and the report schema."""
+"""Helpers for the plugin's pytester tests: a small claims project, its gates and the report schema."""
 
 from __future__ import annotations
 
@@ -7,10 +7,20 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
 from pytest_openmed.schemas import load_schema
 
 CANARY = "ZQXCANARY"
+#: The ``notes`` claims gate of :func:`write_claims_project`: one overall threshold, which passes.
+NOTES_GATE = (
+    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+    "resamples = 200\nmax_unsupported_rate = 0.2\n"
+)
+#: ``NOTES_GATE`` with a ``medication`` class threshold, which fails (2 of its 10 unsupported).
+NOTES_MEDICATION_GATE = NOTES_GATE + "[claims.classes.medication]\nmax_unsupported_rate = 0.1\n"
+#: Runs a test serially and under two xdist workers.
+WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 
 
 def esc(text: str) -> str:
@@ -59,3 +69,22 @@ def without_timing(report: dict[str, Any]) -> dict[str, Any]:
 
     run = {key: value for key, value in report["run"].items() if key not in VOLATILE_RUN_KEYS}
     return {**report, "run": run}
+
+
+def ordinary_test(root: Path) -> None:
+    """``test_other.py`` in ``root``: one ordinary passing test beside the gates."""
+    (root / "test_other.py").write_text("def test_other():\n    pass\n")
+
+
+def misnamed_project(root: Path, name: str = "gates.toml") -> None:
+    """The claims project with its ``notes`` gate in ``name``, not a gate file; one ordinary test."""
+    write_claims_project(root, NOTES_GATE)
+    (root / "gates.openmed.toml").rename(root / name)
+    ordinary_test(root)
+
+
+def project_outside_testpaths(root: Path) -> None:
+    """The claims project at ``root``, its ordinary test in ``tests/``: give it ``testpaths = tests``."""
+    write_claims_project(root, NOTES_GATE)
+    (root / "tests").mkdir()
+    ordinary_test(root / "tests")

@@ -6,12 +6,8 @@ import json
 
 import pytest
 
-from ._helpers import write_claims_project
+from ._helpers import NOTES_GATE, write_claims_project
 
-GATE = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
-)
 OVERALL = "gates.openmed.toml::claims(notes)::overall"
 INTERVAL = {"lower": 0.0, "unsupported_rate": 0.1, "upper": 0.3}
 
@@ -22,7 +18,7 @@ def _entry(nodeid: object, metrics: object = INTERVAL) -> dict[str, object]:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_claims_project(pytester.path, GATE)
+    write_claims_project(pytester.path, NOTES_GATE)
     return pytester
 
 
@@ -102,7 +98,7 @@ def test_a_collection_error_is_shown_rather_than_the_unmatched_baseline(
     project: pytest.Pytester,
 ) -> None:
     _write(project, [_entry(OVERALL)])
-    (project.path / "gates.openmed.toml").write_text(GATE + "max_upper = 'high'\n")
+    (project.path / "gates.openmed.toml").write_text(NOTES_GATE + "max_upper = 'high'\n")
     result = project.runpytest("--openmed-baseline", "base.json")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*key 'max_upper' must be a number from 0 to 1"])

@@ -12,15 +12,12 @@ from pytest_openmed.claims.declaration import Thresholds
 from pytest_openmed.contract import ArgumentSource
 from pytest_openmed.planner.declaration import PLANNER_ITEMS, declare
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
-from tests._files import read_or_refuse
+from tests._files import file_writer, read_or_refuse
 
 CLAIMS = '[[claims]]\nname = "notes"\nclaims = "c.json"\nevidence = "e.json"\n'
 
 
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "gates.openmed.toml"
-    path.write_text(text)
-    return path
+write = file_writer("gates.openmed.toml")
 
 
 def test_a_claims_table_becomes_one_item_per_threshold_class(tmp_path: Path) -> None:

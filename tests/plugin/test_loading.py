@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-HEAVY = ("numpy", "PIL", "pydicom", "tifffile", "jsonschema", "scipy")
+from tests._imports import HEAVY, modules_after
+
 ENGINES = ("pytest_openmed.claims", "pytest_openmed.planner", "pytest_openmed.multimodal")
 
 
@@ -52,14 +50,8 @@ def test_dash_p_no_openmed_disables_it(pytester: pytest.Pytester) -> None:
 
 
 def test_importing_the_plugin_imports_no_heavy_dependency_and_no_engine() -> None:
-    code = (
-        "import sys, pytest_openmed.plugin\n"
-        f"heavy = sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r} "
-        f"or m.startswith({ENGINES!r}))\n"
-        "print(heavy)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    loaded = modules_after("import pytest_openmed.plugin")
+    assert sorted(m for m in loaded if m.split(".")[0] in HEAVY or m.startswith(ENGINES)) == []
 
 
 def test_a_gate_free_run_imports_no_engine_writes_nothing_and_keeps_the_environment(
@@ -74,7 +66,7 @@ BEFORE = dict(os.environ)
 def pytest_sessionfinish(session):
     loaded = sorted(
         m for m in sys.modules
-        if m.split('.')[0] in {HEAVY!r} or m.startswith({ENGINES!r})
+        if m.split('.')[0] in {sorted(HEAVY)!r} or m.startswith({ENGINES!r})
     )
     changed = sorted(k for k in set(BEFORE) | set(os.environ)
                      if BEFORE.get(k) != os.environ.get(k) and not k.startswith('PYTEST_'))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.report._reports import RUN as FULL_RUN
+
 from ._helpers import claim, evidence, validate_report
 
 
@@ -17,13 +19,8 @@ def test_a_full_run_records_its_exit_status_and_defaults(claims_project: pytest.
     run = _run(claims_project, "--openmed-seed", "7", "--openmed-resamples", "300")
     # when and on what it ran: tests/plugin/test_run_provenance.py
     assert {key: run[key] for key in run if key not in ("timing", "environment")} == {
+        **FULL_RUN,
         "exit_status": 1,
-        "partial_selection": False,
-        "keyword_selection": False,
-        "marker_selection": False,
-        "last_failed": False,
-        "deselected": 0,
-        "stopped_early": False,
         "seed": 7,
         "resamples": 300,
     }

@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import pytest
 
-from ._helpers import write_claims_project
-
-GATE = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
+from ._helpers import (
+    NOTES_GATE,
+    WORKERS,
+    misnamed_project,
+    ordinary_test,
+    project_outside_testpaths,
+    write_claims_project,
 )
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 
 
 @pytest.fixture
 def misnamed(pytester: pytest.Pytester) -> pytest.Pytester:
     """A claims gate in ``gates.toml``: not a gate file, so nothing is collected from it."""
-    write_claims_project(pytester.path, GATE)
-    (pytester.path / "gates.openmed.toml").rename(pytester.path / "gates.toml")
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    misnamed_project(pytester.path)
     return pytester
 
 
@@ -55,9 +54,7 @@ def test_a_required_count_not_reached_is_a_usage_error(
 def test_a_required_gate_outside_testpaths_is_a_usage_error(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    write_claims_project(pytester.path, GATE)
-    pytester.mkdir("tests")
-    (pytester.path / "tests" / "test_other.py").write_text("def test_other():\n    pass\n")
+    project_outside_testpaths(pytester.path)
     pytester.makeini("[pytest]\ntestpaths = tests\nopenmed_require =\n    claims(notes)\n")
     output = _usage_error(pytester.runpytest_subprocess(*workers))
     assert "required gate #1 of openmed_require was not collected" in output
@@ -65,7 +62,7 @@ def test_a_required_gate_outside_testpaths_is_a_usage_error(
 
 
 def test_collected_gates_satisfy_counts_and_names(pytester: pytest.Pytester) -> None:
-    write_claims_project(pytester.path, GATE)
+    write_claims_project(pytester.path, NOTES_GATE)
     pytester.makeini("[pytest]\nopenmed_require =\n    1\n    claims(notes)\n")
     pytester.runpytest().assert_outcomes(passed=1)
     full = "gates.openmed.toml::claims(notes)"
@@ -76,8 +73,8 @@ def test_collected_gates_satisfy_counts_and_names(pytester: pytest.Pytester) -> 
 
 def test_a_deliberate_deselection_is_not_refused(pytester: pytest.Pytester) -> None:
     """``-k`` or ``--openmed-skip`` narrows a run on purpose; the report says it was partial."""
-    write_claims_project(pytester.path, GATE)
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    write_claims_project(pytester.path, NOTES_GATE)
+    ordinary_test(pytester.path)
     result = pytester.runpytest("--openmed-require=claims(notes)", "--openmed-skip")
     result.assert_outcomes(passed=1)
 

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._helpers import validate_report, write_claims_project
-
-GATE = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
-)
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+from ._helpers import NOTES_GATE, WORKERS, validate_report, write_claims_project
 
 
 @WORKERS
@@ -99,7 +93,7 @@ def test_marker_argument_mistakes_name_the_argument_in_one_line(pytester: pytest
 def test_a_report_hook_adding_non_json_data_is_a_clear_error(
     pytester: pytest.Pytester,
 ) -> None:
-    write_claims_project(pytester.path, GATE)
+    write_claims_project(pytester.path, NOTES_GATE)
     pytester.makeconftest(
         """
         def pytest_openmed_report(config, report):
@@ -116,7 +110,7 @@ def test_a_report_hook_adding_non_json_data_is_a_clear_error(
 
 
 def test_a_report_hook_breaking_the_schema_is_a_clear_error(pytester: pytest.Pytester) -> None:
-    write_claims_project(pytester.path, GATE)
+    write_claims_project(pytester.path, NOTES_GATE)
     pytester.makeconftest(
         """
         def pytest_openmed_report(config, report):

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ._helpers import esc, write_claims_project
-
-GATE = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
+from ._helpers import (
+    NOTES_GATE,
+    WORKERS,
+    esc,
+    misnamed_project,
+    ordinary_test,
+    project_outside_testpaths,
+    write_claims_project,
 )
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+
 MISNAMED = esc("*openmed: gates.toml holds [[claims]], *but is not a gate file*GATE-FILE-NAME)")
 UNCOLLECTED = "*openmed: gate file gates.openmed.toml is outside the collected paths*"
 
@@ -20,9 +23,7 @@ UNCOLLECTED = "*openmed: gate file gates.openmed.toml is outside the collected p
 def test_a_toml_file_of_gate_tables_that_is_not_a_gate_file_is_warned_about(
     pytester: pytest.Pytester, workers: list[str], name: str
 ) -> None:
-    write_claims_project(pytester.path, GATE)
-    (pytester.path / "gates.openmed.toml").rename(pytester.path / name)
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    misnamed_project(pytester.path, name)
     result = pytester.runpytest_subprocess(*workers)
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines([f"{name}:1", MISNAMED.replace("gates.toml", name)])
@@ -32,9 +33,7 @@ def test_a_toml_file_of_gate_tables_that_is_not_a_gate_file_is_warned_about(
 def test_a_gate_file_outside_testpaths_is_warned_about(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    write_claims_project(pytester.path, GATE)
-    pytester.mkdir("tests")
-    (pytester.path / "tests" / "test_other.py").write_text("def test_other():\n    pass\n")
+    project_outside_testpaths(pytester.path)
     pytester.makeini("[pytest]\ntestpaths = tests\n")
     result = pytester.runpytest_subprocess(*workers)
     result.assert_outcomes(passed=1, warnings=1)
@@ -42,10 +41,10 @@ def test_a_gate_file_outside_testpaths_is_warned_about(
 
 
 def test_collected_gate_files_and_other_toml_files_are_quiet(pytester: pytest.Pytester) -> None:
-    write_claims_project(pytester.path, GATE)
+    write_claims_project(pytester.path, NOTES_GATE)
     (pytester.path / "pyproject.toml").write_text('[tool.x]\nclaims = "[[claims]]"\n')
     hidden = pytester.mkdir(".venv")
-    (hidden / "gates.toml").write_text(GATE)
+    (hidden / "gates.toml").write_text(NOTES_GATE)
     result = pytester.runpytest("-W", "error::pytest.PytestConfigWarning")
     result.assert_outcomes(passed=1)
 
@@ -53,8 +52,8 @@ def test_collected_gate_files_and_other_toml_files_are_quiet(pytester: pytest.Py
 def test_a_run_given_explicit_paths_does_not_warn_about_gate_files_it_left_out(
     pytester: pytest.Pytester,
 ) -> None:
-    write_claims_project(pytester.path, GATE)
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    write_claims_project(pytester.path, NOTES_GATE)
+    ordinary_test(pytester.path)
     result = pytester.runpytest("test_other.py", "-W", "error::pytest.PytestConfigWarning")
     result.assert_outcomes(passed=1)
 
@@ -63,9 +62,7 @@ def test_a_run_given_explicit_paths_does_not_warn_about_gate_files_it_left_out(
 def test_with_warnings_as_errors_a_stray_gate_file_is_a_usage_error(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
-    write_claims_project(pytester.path, GATE)
-    (pytester.path / "gates.openmed.toml").rename(pytester.path / "gates.toml")
-    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    misnamed_project(pytester.path)
     pytester.makeini("[pytest]\nfilterwarnings = error\n")
     result = pytester.runpytest_subprocess(*workers)
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -10,15 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_openmed.plugin.waivers import Waiver, WaiverError, load_waivers, unmatched_waivers
-from tests._files import read_or_refuse
+from tests._files import file_writer, read_or_refuse
 
 TODAY = datetime.date(2026, 11, 30)
 
 
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "waivers.toml"
-    path.write_text(text)
-    return path
+write = file_writer("waivers.toml")
 
 
 def test_a_valid_waiver_is_read(tmp_path: Path) -> None:
@@ -78,9 +75,9 @@ def test_arbitrary_field_values_are_read_or_refused(
     def toml(value: object) -> str:
         return json.dumps(value) if value is not None else '""'
 
-    path = tmp_path_factory.mktemp("w") / "waivers.toml"
-    path.write_text(
-        f"[[waiver]]\ngate = {toml(gate)}\nexpires = 2027-01-01\nreference = {toml(reference)}\n"
+    path = write(
+        tmp_path_factory.mktemp("w"),
+        f"[[waiver]]\ngate = {toml(gate)}\nexpires = 2027-01-01\nreference = {toml(reference)}\n",
     )
     try:
         (waiver,) = load_waivers(path, today=TODAY)

@@ -6,21 +6,16 @@ import datetime
 
 import pytest
 
-from ._helpers import esc, validate_report, write_claims_project
+from ._helpers import NOTES_MEDICATION_GATE, esc, validate_report, write_claims_project
 
 OVERALL = "gates.openmed.toml::claims(notes)::overall"
 MEDICATION = "gates.openmed.toml::claims(notes)::class[medication]"
-GATE = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
-    "[claims.classes.medication]\nmax_unsupported_rate = 0.1\n"
-)
 UNTIL = datetime.date.today() + datetime.timedelta(days=30)
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_claims_project(pytester.path, GATE)
+    write_claims_project(pytester.path, NOTES_MEDICATION_GATE)
     return pytester
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,14 +17,13 @@ from pytest_openmed.development import (
     simulated_reviewer,
 )
 from tests.plugin._helpers import CANARY as CANARY  # the project's planted canary
+from tests.plugin._helpers import NOTES_MEDICATION_GATE
 
 KEY = "k" * 24 + "-CANARYKEY-" + "k" * 8  # at least 32 bytes; must never be shown
 WAIVED = "gates.openmed.toml::claims(labs)::overall"
 CLAIMS_GATES = (
-    '[[claims]]\nname = "notes"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
-    "resamples = 200\nmax_unsupported_rate = 0.2\n"
-    "[claims.classes.medication]\nmax_unsupported_rate = 0.1\n"
-    '[[claims]]\nname = "labs"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
+    NOTES_MEDICATION_GATE
+    + '[[claims]]\nname = "labs"\nclaims = "claims.json"\nevidence = "evidence.jsonl"\n'
     "resamples = 200\nmax_unsupported_rate = 0.05\n"
 )
 #: Every gate of the project, as the reports group them.
@@ -55,6 +57,33 @@ def store_pack(root: Path) -> None:
             for candidate in ("config-a", "config-b")
         )
     )
+
+
+def run_pytest(root: Path, *args: str) -> str:
+    """pytest with the plugin run in ``root`` (a subprocess, the key in its environment); its output."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    environ["OPENMED_TEST_KEY"] = KEY
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:benchmark",
+            "-p",
+            "openmed",
+            *args,
+        ],
+        cwd=root,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    return result.stdout + result.stderr
 
 
 @dataclass(frozen=True)

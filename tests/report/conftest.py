@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +12,7 @@ import pytest
 from tests.plugin._helpers import write_claims_project
 
 from ._chromium import Chromium, find_chromium
-from ._helpers import CLAIMS_GATES, KEY, WAIVED, MixedRun, store_pack
+from ._helpers import CLAIMS_GATES, WAIVED, MixedRun, run_pytest, store_pack
 
 
 @pytest.fixture(scope="session")
@@ -26,32 +24,13 @@ def mixed_run(tmp_path_factory: pytest.TempPathFactory) -> MixedRun:
     (root / "waivers.toml").write_text(
         f'[[waiver]]\ngate = "{WAIVED}"\nexpires = 2099-12-31\nreference = "TICKET-7"\n'
     )
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    environ["OPENMED_TEST_KEY"] = KEY
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:benchmark",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "openmed",
-            "--openmed-key-env=OPENMED_TEST_KEY",
-            "--openmed-waivers=waivers.toml",
-            "--openmed-report=report.json",
-            "--openmed-html=report.html",
-        ],
-        cwd=root,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
+    output = run_pytest(
+        root,
+        "--openmed-key-env=OPENMED_TEST_KEY",
+        "--openmed-waivers=waivers.toml",
+        "--openmed-report=report.json",
+        "--openmed-html=report.html",
     )
-    output = result.stdout + result.stderr
     assert "2 failed, 2 passed, 1 xfailed" in output, output
     html_path = root / "report.html"
     return MixedRun(

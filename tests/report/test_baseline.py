@@ -11,21 +11,20 @@ from hypothesis import strategies as st
 
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.report.baseline import BaselineError, load_baseline
-from tests._files import read_or_refuse
+from tests._files import file_writer, read_or_refuse
 
 NODE = "gates.openmed.toml::claims(notes)::overall"
+write = file_writer("base.json")
 
 
 def baseline(tmp_path: Path, lower: float, rate: float, upper: float, kind: str = "claims") -> Path:
-    path = tmp_path / "base.json"
     gate = {
         "nodeid": NODE,
         "part": None,
         "kind": kind,
         "metrics": {"lower": lower, "unsupported_rate": rate, "upper": upper},
     }
-    path.write_text(json.dumps({"schema_version": "1.0", "gates": [gate]}))
-    return path
+    return write(tmp_path, json.dumps({"schema_version": "1.0", "gates": [gate]}))
 
 
 def verdict(
@@ -114,8 +113,9 @@ json_values = st.recursive(
 def test_arbitrary_gate_entries_are_read_or_refused(
     tmp_path_factory: pytest.TempPathFactory, gates: list[dict[str, object]]
 ) -> None:
-    path = tmp_path_factory.mktemp("b") / "base.json"
-    path.write_text(json.dumps({"schema_version": "1.0", "gates": gates}))
+    path = write(
+        tmp_path_factory.mktemp("b"), json.dumps({"schema_version": "1.0", "gates": gates})
+    )
     try:
         load_baseline(path)
     except BaselineError:

@@ -17,21 +17,15 @@ from pytest_openmed.report.history import (
     stored_runs,
 )
 
+from ._reports import gate_report
+
 WHEN = datetime.datetime(2026, 12, 1, 15, 30, 0, 123456, tzinfo=datetime.UTC)
 
 
 def report_with(*, rate: float, lower: float, upper: float) -> dict[str, Any]:
     """A one-verdict claims report (schema-valid)."""
-    return {
-        "schema_version": "1.0",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "summary": {
-            "gates": 1,
-            "outcomes": {"passed": 1, "failed": 0, "error": 0, "skipped": 0},
-            "statuses": {"passed": 1, "threshold": 0, "critical": 0, "blocked": 0, "hold": 0},
-        },
-        "gates": [
+    return gate_report(
+        [
             {
                 "nodeid": "g.openmed.toml::claims(x)::overall",
                 "part": None,
@@ -42,10 +36,8 @@ def report_with(*, rate: float, lower: float, upper: float) -> dict[str, Any]:
                 "metrics": {"unsupported_rate": rate, "lower": lower, "upper": upper},
                 "outcome": "passed",
             }
-        ],
-        "waivers": [],
-        "extensions": {},
-    }
+        ]
+    )
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,8 @@ from pytest_openmed.report.history import DEFAULT_KEEP, store_run
 from tests.plugin._helpers import write_claims_project
 
 from ._chromium import Chromium, evaluate, open_page
-from ._helpers import CANARY, CLAIMS_GATES, KEY, store_pack
+from ._helpers import CANARY, CLAIMS_GATES, run_pytest, store_pack
+from ._reports import ENVIRONMENT, RUN, gate_report
 
 PHONE = 390
 SCROLL_WIDTH = "document.documentElement.scrollWidth"
@@ -50,32 +50,6 @@ PLANNER_COLUMNS = (
 )
 
 
-def _pytest(root: Path, *args: str) -> str:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    environ["OPENMED_TEST_KEY"] = KEY
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            "-p",
-            "no:benchmark",
-            "-p",
-            "openmed",
-            *args,
-        ],
-        cwd=root,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    return result.stdout + result.stderr
-
-
 @pytest.fixture(scope="module")
 def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The mixed project (failing, waived, suppressed gates) run twice; the second compares."""
@@ -83,8 +57,8 @@ def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_claims_project(root, CLAIMS_GATES)
     store_pack(root / "pack")
     common = ("--openmed-key-env=OPENMED_TEST_KEY", "--openmed-history=hist")
-    _pytest(root, *common)
-    output = _pytest(root, *common, "--openmed-compare", "--openmed-html=page.html")
+    run_pytest(root, *common)
+    output = run_pytest(root, *common, "--openmed-compare", "--openmed-html=page.html")
     assert "3 failed" in output, output
     return root / "page.html"
 
@@ -92,7 +66,7 @@ def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def controls_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("controls")
-    output = _pytest(root, "--openmed-controls", "--openmed-html=controls.html")
+    output = run_pytest(root, "--openmed-controls", "--openmed-html=controls.html")
     assert re.search(r"=+ \d+ passed in ", output), output
     return root / "controls.html"
 
@@ -131,53 +105,16 @@ def _verdict(index: int) -> dict[str, Any]:
 
 
 def _large_report(verdicts: int, minute: int) -> dict[str, Any]:
-    gates = [_verdict(index) for index in range(verdicts)]
-    failed = sum(entry["outcome"] == "failed" for entry in gates)
-    statuses = dict.fromkeys(("passed", "threshold", "critical", "blocked", "hold"), 0)
-    for entry in gates:
-        statuses[entry["status"]] += 1
     stamp = (datetime.datetime(2026, 12, 1) + datetime.timedelta(minutes=minute)).strftime(
         "%Y-%m-%dT%H:%M:%S.%fZ"
     )
-    return {
-        "schema_version": "1.2",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "run": {
-            "exit_status": 1,
-            "partial_selection": False,
-            "keyword_selection": False,
-            "marker_selection": False,
-            "last_failed": False,
-            "deselected": 0,
-            "stopped_early": False,
-            "seed": 0,
-            "resamples": 1000,
-            "timing": {"started": stamp, "duration": 2.0, "gates": {}},
-            "environment": {
-                "python": "3.11.7",
-                "pytest": "9.0.3",
-                "platform": "Linux-x86_64",
-                "commit": None,
-            },
-        },
-        "summary": {
-            "gates": verdicts,
-            "outcomes": {"passed": verdicts - failed, "failed": failed, "error": 0, "skipped": 0},
-            "statuses": statuses,
-            "items": {
-                "passed": verdicts - failed,
-                "failed": failed,
-                "error": 0,
-                "skipped": 0,
-                "xfailed": 0,
-                "xpassed": 0,
-            },
-        },
-        "gates": gates,
-        "waivers": [],
-        "extensions": {},
+    run = {
+        **RUN,
+        "exit_status": 1,
+        "timing": {"started": stamp, "duration": 2.0, "gates": {}},
+        "environment": ENVIRONMENT,
     }
+    return gate_report([_verdict(index) for index in range(verdicts)], version="1.2", run=run)
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pytest_openmed.report.html import NOT_RECORDED, render_html
 
 from ._helpers import CANARY, GATES, KEY, WAIVED, MixedRun
+from ._reports import gate_report
 
 #: Elements that never close (HTML void elements) and those SVG writes self-closed.
 _VOID = {"meta", "br", "hr", "img", "input", "link", "source", "wbr"}
@@ -155,16 +156,8 @@ def test_run_metadata_present_in_the_report_is_shown(mixed_run: MixedRun) -> Non
 
 
 def test_text_from_the_report_is_escaped() -> None:
-    report = {
-        "schema_version": "1.0",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "summary": {
-            "gates": 1,
-            "outcomes": {"passed": 1, "failed": 0, "error": 0, "skipped": 0},
-            "statuses": dict.fromkeys(("passed", "threshold", "critical", "blocked", "hold"), 0),
-        },
-        "gates": [
+    report = gate_report(
+        [
             {
                 "nodeid": "test_x.py::test_<script>alert(1)</script>",
                 "part": None,
@@ -175,10 +168,8 @@ def test_text_from_the_report_is_escaped() -> None:
                 "metrics": {},
                 "outcome": "passed",
             }
-        ],
-        "waivers": [],
-        "extensions": {},
-    }
+        ]
+    )
     page = render_html(report)
     assert "<script>" not in page
     assert "&lt;script&gt;" in page
@@ -200,23 +191,13 @@ def _entry(nodeid: str, kind: str, **fields: object) -> dict[str, object]:
 
 
 def test_refused_and_sparse_verdicts_render_without_guessing() -> None:
-    report = {
-        "schema_version": "1.0",
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "summary": {
-            "gates": 3,
-            "outcomes": {"passed": 0, "failed": 0, "error": 3, "skipped": 0},
-            "statuses": dict.fromkeys(("passed", "threshold", "critical", "blocked", "hold"), 0),
-        },
-        "gates": [
+    report = gate_report(
+        [
             _entry("g.openmed.toml::claims(a)::overall", "claims"),
             _entry("g.openmed.toml::planner(p)::qualification", "planner"),
             _entry("g.openmed.toml::pack(k)::config-a", "pack"),
-        ],
-        "waivers": [],
-        "extensions": {},
-    }
+        ]
+    )
     text = " ".join(parse(render_html(report, [("run1", report)])).text)
     # each refused verdict twice: in "What failed" at the top, and in its gate's details
     assert text.count("input refused (no verdict)") == 6

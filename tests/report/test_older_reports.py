@@ -9,37 +9,14 @@ import pytest
 
 from pytest_openmed.report.load import ReportError, parse_report
 
+from ._reports import ENVIRONMENT, RUN, gate_report
+
 
 def _report(version: str, **run_extra: Any) -> dict[str, Any]:
-    run = {
-        "exit_status": 0,
-        "partial_selection": False,
-        "keyword_selection": False,
-        "marker_selection": False,
-        "last_failed": False,
-        "deselected": 0,
-        "stopped_early": False,
-        "seed": 0,
-        "resamples": 1000,
-        **run_extra,
-    }
-    outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-    statuses = {"passed": 0, "threshold": 0, "critical": 0, "blocked": 0, "hold": 0}
-    items = dict.fromkeys(("failed", "passed", "skipped", "xfailed", "xpassed", "error"), 0)
-    return {
-        "schema_version": version,
-        "generator": {"name": "pytest-openmed", "version": "0.1.0"},
-        "non_diagnostic": True,
-        "run": run,
-        "summary": {"gates": 0, "outcomes": outcomes, "statuses": statuses, "items": items},
-        "gates": [],
-        "waivers": [],
-        "extensions": {},
-    }
+    return gate_report([], version=version, run={**RUN, **run_extra})
 
 
 TIMING = {"started": "2026-12-01T15:30:00.000000Z", "duration": 1.5, "gates": {}}
-ENVIRONMENT = {"python": "3.11.7", "pytest": "9.0.3", "platform": "Linux-x86_64", "commit": None}
 
 
 def test_a_1_1_report_without_run_timing_or_environment_is_read() -> None:

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests._imports import modules_after
 
 # -- the plugin stays free of Hypothesis --------------------------------------------------------
 
 
 def test_loading_the_plugin_imports_neither_hypothesis_nor_the_strategies() -> None:
-    code = (
-        "import sys, pytest_openmed, pytest_openmed.plugin; "
-        "print(sorted(m for m in ('hypothesis', 'pytest_openmed.strategies') if m in sys.modules))"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert result.stdout.strip() == "[]"
+    loaded = modules_after("import pytest_openmed, pytest_openmed.plugin")
+    assert loaded.isdisjoint({"hypothesis", "pytest_openmed.strategies"})
 
 
 # -- the docs page shows the example project's property tests verbatim --------------------------
