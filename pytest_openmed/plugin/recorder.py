@@ -293,15 +293,10 @@ class GateRecorder:
 
     def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
-        from pytest_openmed.contract import STATUSES  # not at load: the plugin stays cheap
+        from pytest_openmed.report.merge import gate_counts  # not at load: the plugin stays cheap
 
         gates = sorted(self.entries, key=_entry_order)
-        outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-        statuses = dict.fromkeys(STATUSES, 0)
-        for entry in gates:
-            outcomes[entry["outcome"]] += 1
-            if entry["status"] is not None:
-                statuses[entry["status"]] += 1
+        outcomes, statuses = gate_counts(gates)
         items = dict.fromkeys(ITEM_OUTCOMES, 0)
         for category in self.items.values():
             items[category] += 1
