@@ -89,6 +89,16 @@ _RUNS = (QUALIFICATION_RUN, *INJECTION_ITEMS)
 #: one-trial cassette is exactly a cassette of before trials.
 _TRIAL_RUN = re.compile(r"(?P<run>[^@]+)@(?P<index>[1-9][0-9]{0,3})")
 _MAX_CASSETTE_BYTES = 64 * 1024 * 1024
+#: The refusals that quote it (formatted once: tests lower the limit, not the text).
+_CASSETTE_TOO_LARGE = f"the cassette exceeds {_MAX_CASSETTE_BYTES // 2**20} MiB"
+_RECORDING_TOO_LARGE = (
+    f"the recorded cassette would exceed {_MAX_CASSETTE_BYTES // 2**20} MiB, the most replay "
+    "reads; nothing was written (the model's responses are too large to replay)"
+)
+#: Bounds of a recording's concurrency, retries and backoff.
+_MAX_CONCURRENCY = 64
+_MAX_RETRIES = 10
+_MAX_BACKOFF_S = 60.0
 _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
 #: Which input a refusal while reading a cassette names (the gate-file key, as ``claims input``).
 _WHERE = "cassette input"
@@ -418,7 +428,7 @@ def _load(path: Path) -> Cassette:
     raw = read_limited(
         Path(path),
         _MAX_CASSETTE_BYTES,
-        too_large=lambda: CassetteError("the cassette exceeds 64 MiB"),
+        too_large=lambda: CassetteError(_CASSETTE_TOO_LARGE),
         unreadable=lambda: CassetteError("the cassette could not be read"),
     )
     try:
@@ -610,16 +620,18 @@ class RecordingPolicy:
     sleep: Callable[[float], None] = time.sleep
 
     def __post_init__(self) -> None:
-        if type(self.concurrency) is not int or not 1 <= self.concurrency <= 64:
-            raise InputRefused("record concurrency must be an integer from 1 to 64")
+        if type(self.concurrency) is not int or not 1 <= self.concurrency <= _MAX_CONCURRENCY:
+            raise InputRefused(
+                f"record concurrency must be an integer from 1 to {_MAX_CONCURRENCY}"
+            )
         if type(self.retry_on) is not tuple or not all(
             isinstance(kind, type) and issubclass(kind, Exception) for kind in self.retry_on
         ):
             raise InvalidArgument("retry_on must be a tuple of Exception subclasses")
-        if type(self.retries) is not int or not 0 <= self.retries <= 10:
-            raise InputRefused("retries must be an integer from 0 to 10")
-        if type(self.backoff) is not float or not 0.0 <= self.backoff <= 60.0:
-            raise InputRefused("backoff must be a float from 0 to 60 seconds")
+        if type(self.retries) is not int or not 0 <= self.retries <= _MAX_RETRIES:
+            raise InputRefused(f"retries must be an integer from 0 to {_MAX_RETRIES}")
+        if type(self.backoff) is not float or not 0.0 <= self.backoff <= _MAX_BACKOFF_S:
+            raise InputRefused(f"backoff must be a float from 0 to {_MAX_BACKOFF_S:g} seconds")
 
     def wrap(self, live: Transport) -> Transport:
         """``live``, retried on the declared transient exception types."""
@@ -906,10 +918,7 @@ def _write(cassette: Path, recorded: Cassette) -> None:
     """Write the recording; refuse one replay would refuse (over 64 MiB) instead of writing it."""
     text = recorded.to_text()
     if len(text.encode("utf-8")) > _MAX_CASSETTE_BYTES:
-        raise CassetteWriteError(
-            "the recorded cassette would exceed 64 MiB, the most replay reads; nothing was "
-            "written (the model's responses are too large to replay)"
-        )
+        raise CassetteWriteError(_RECORDING_TOO_LARGE)
     try:
         atomic_write_text(cassette, text)
     except (OSError, ValueError):

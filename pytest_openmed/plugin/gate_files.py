@@ -36,7 +36,9 @@ def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
     raw = read_limited(
         path,
         _MAX_GATE_FILE_BYTES,
-        too_large=lambda: GateFileError(f"{where}: the gate file exceeds 1 MiB"),
+        too_large=lambda: GateFileError(
+            f"{where}: the gate file exceeds {_MAX_GATE_FILE_BYTES // 2**20} MiB"
+        ),
         unreadable=lambda: GateFileError(f"{where}: the gate file could not be read"),
     )
     try:

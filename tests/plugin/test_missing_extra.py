@@ -166,3 +166,23 @@ def test_the_console_scripts_need_no_extra(
     assert (without.path / "r.html").stat().st_size > 0
     result = without.run(sys.executable, "-m", "pytest_openmed.planner", "--help")
     assert result.ret == 0 and "--planner" in result.stdout.str()
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_the_strategies_without_hypothesis_name_the_strategies_extra(
+    without: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    # Hypothesis's own pytest plugin, and pytest's assertion rewriting (which finds the
+    # modules of every installed plugin itself), would load it first.
+    monkeypatch.setenv("OPENMED_TEST_HIDDEN", "hypothesis")
+    without.makepyfile("from pytest_openmed.strategies import small_packs\n")
+    result = without.runpytest_subprocess(
+        "-p", "no:randomly", "-p", "no:hypothesispytest", "--assert=plain", *workers
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ModuleNotFoundError: pytest_openmed.strategies needs hypothesis, which is not installed: "
+            "pip install 'pytest-openmed[[]strategies[]]'"
+        ]
+    )
