@@ -360,6 +360,9 @@ class GateSettings:
     #: Called with ``(gate label, done, total)`` after each trial a live planner gate
     #: completes (the plugin's progress line); ``None``: silent.
     progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+    #: Called with ``(gate label, note)`` when a gate wrote a recording: the note is the
+    #: engine's value-free line (what was recorded, counts only); ``None``: silent.
+    recorded: Callable[[str, str], None] | None = field(default=None, compare=False)
 
     def progress_for(self, label: str) -> Callable[[int, int], None] | None:
         """:attr:`progress` bound to one gate's label."""

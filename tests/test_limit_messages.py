@@ -73,6 +73,14 @@ RESTATED = [
     ("components/wsi_tiles.py", "16..2048"),
     ("multimodal/pack.py", "slice must be one of: nominal"),
     ("development/sources/__init__.py", "slice must be one of: nominal"),
+    ("development/sources/dicom.py", "16..512"),
+    ("development/sources/dicom.py", "64..512"),
+    ("development/sources/wsi.py", "3..6"),
+    ("development/sources/wsi.py", "512..4096"),
+    ("carriers/ecg.py", "100..2000"),
+    ("report/load.py", "64 MiB"),
+    ("strategies/multimodal.py", "1 to 8"),
+    ("strategies/multimodal.py", "<= 16"),
 ]
 
 #: Limits that more than one module once defined; each now has one assignment.

@@ -36,7 +36,13 @@ from pytest_openmed.errors import (
 )
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 from pytest_openmed.plugin.options import run_options_key
-from pytest_openmed.plugin.recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
+from pytest_openmed.plugin.recorder import (
+    JUNIT_PREFIX,
+    USER_PROPERTY,
+    attach_property,
+    gate_record,
+    recordings_key,
+)
 
 #: What an engine raises for input it refuses: the package's one error model,
 #: :class:`~pytest_openmed.errors.OpenmedError`, whose messages are fixed and
@@ -228,7 +234,9 @@ class Gate(pytest.Collector):
     def _evaluate(self) -> Mapping[str, GateResult | GateItemRefused] | str:
         """Run the engine: its verdicts, or the fixed text of the refusal."""
         settings = replace(
-            self.config.stash[run_options_key].settings, progress=_progress_line(self.config)
+            self.config.stash[run_options_key].settings,
+            progress=_progress_line(self.config),
+            recorded=self._note_recording,
         )
         try:
             return evaluator_for(self.spec)(self.spec, settings)
@@ -245,6 +253,10 @@ class Gate(pytest.Collector):
                 raise
             refusal = unexpected_failure(self.spec.kind, error)
         return str(refusal)
+
+    def _note_recording(self, label: str, note: str) -> None:
+        """Keep the engine's value-free line about the cassette this gate wrote (the summary)."""
+        self.config.stash.setdefault(recordings_key, []).append(f"{self.nodeid}: {note}")
 
 
 def _progress_line(config: pytest.Config) -> Callable[[str, int, int], None] | None:

@@ -47,6 +47,8 @@ CRASHED = "worker_crashed"
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
+#: Lines of the gates that wrote a cassette in this run (``--openmed-record``), in order.
+recordings_key = pytest.StashKey[list[str]]()
 #: User property naming the kind of a test tagged with ``openmed_gate``.
 MARKER_PROPERTY = "openmed_gate_kind"
 #: Prefix of the flat, documented junit XML properties of a verdict.
@@ -563,6 +565,8 @@ class GateRecorder:
             )
         for line, colour in terminal_lines(sorted(self.entries, key=_entry_order), self.items):
             terminalreporter.write_line(line, **{colour: True})
+        for line in self.config.stash.get(recordings_key, []):
+            terminalreporter.write_line(f"RECORDED {line}")
         for waiver in report["waivers"]:
             if waiver["applied"]:
                 terminalreporter.write_line(
