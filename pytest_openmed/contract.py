@@ -36,6 +36,7 @@ __all__ = [
     "GATE_KINDS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
+    "NAME_WORDING",
     "STATUSES",
     "ArgumentSource",
     "Declaration",
@@ -340,6 +341,8 @@ EVALUATORS = {
 #: A gate or pack-candidate name: 1-64 letters, digits, ``_``, ``.`` or ``-``, starting
 #: with a letter or digit (no URL, no path).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+#: How a message words :data:`NAME_PATTERN`.
+NAME_WORDING = "1-64 letters, digits, '_', '.' or '-'"
 
 
 @dataclass(frozen=True, slots=True)

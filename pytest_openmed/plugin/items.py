@@ -142,11 +142,16 @@ def missing_extra_outcome(report: pytest.TestReport, excinfo: pytest.ExceptionIn
     on first use, so without the extra the ``ImportError`` surfaces in the
     test.  When one of the package's frames made that import, the test is an
     error showing the install command alone: no traceback, no locals.  An
-    import made by the test's own code is left to pytest.
+    import made by the test's own code is left to pytest, and so is an outcome
+    the test expected (``xfail(raises=ImportError)``).
     """
     text = missing_extra_text("pytest-openmed", excinfo.value)
-    if text is None or not any(
-        Path(entry.path).resolve().is_relative_to(_PACKAGE) for entry in excinfo.traceback
+    if (
+        not report.failed
+        or text is None
+        or not any(
+            Path(entry.path).resolve().is_relative_to(_PACKAGE) for entry in excinfo.traceback
+        )
     ):
         return
     report.outcome = "failed"

@@ -186,3 +186,14 @@ def test_the_strategies_without_hypothesis_name_the_strategies_extra(
             "pip install 'pytest-openmed[[]strategies[]]'"
         ]
     )
+
+
+def test_an_expected_import_error_stays_expected(without: pytest.Pytester) -> None:
+    """A test that expects the missing extra (``xfail(raises=ImportError)``) is not an error."""
+    without.makepyfile(
+        "import pytest\n"
+        "from pytest_openmed.components import dicom_frames\n"
+        "@pytest.mark.xfail(raises=ImportError, strict=True)\n"
+        "def test_it():\n    dicom_frames.run(b'x')\n"
+    )
+    without.runpytest_subprocess("-p", "no:randomly").assert_outcomes(xfailed=1)
