@@ -8,7 +8,6 @@ import pytest
 
 from tests.plugin._helpers import validate_report
 
-WORKERS = pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 CANARY = "QQGATEMODELCANARY"
 CASSETTE = "cassettes/triage.json"
 MODELS = "from pytest_openmed.planner.wire_controls import openai_control_model as model\n"
@@ -47,16 +46,13 @@ def test_recording_writes_the_declared_identity_and_reference(project: pytest.Py
     project.runpytest().assert_outcomes(passed=7)
 
 
-@WORKERS
 def test_a_replay_declaring_another_model_is_stale_and_names_the_cause(
-    project: pytest.Pytester, workers: list[str]
+    project: pytest.Pytester,
 ) -> None:
     write(project, wire_gate(model=f"{CANARY}-1"))
     project.runpytest("--openmed-record").assert_outcomes(passed=7)
     write(project, wire_gate(model=f"{CANARY}-2"))
-    result = project.runpytest(
-        *workers, "-rA", "--showlocals", "--tb=long", "--openmed-report=r.json"
-    )
+    result = project.runpytest("-rA", "--showlocals", "--tb=long", "--openmed-report=r.json")
     result.assert_outcomes(errors=7)
     result.stdout.fnmatch_lines(["*stale cassette: the model identity differs*record again*"])
     output = result.stdout.str() + result.stderr.str()
