@@ -17,6 +17,7 @@ from typing import Any
 from _reports import synthetic_report
 from _timing import median_ms
 
+from pytest_openmed._validate import MIN_CELL
 from pytest_openmed.planner.report import COUNT_NAMES
 from pytest_openmed.report.html import render_html
 
@@ -56,7 +57,7 @@ def _entry(index: int) -> dict[str, Any]:
         extra["public_report"] = {
             "task": "forms",
             "review_origin": "attested",
-            "min_cell": 5,
+            "min_cell": MIN_CELL,
             "limitations": [],
             "slices": {"nominal": block},
             "overall": block,

@@ -36,6 +36,7 @@ __all__ = [
     "GATE_KINDS",
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
+    "NAME_WORDING",
     "STATUSES",
     "ArgumentSource",
     "Declaration",
@@ -340,6 +341,8 @@ EVALUATORS = {
 #: A gate or pack-candidate name: 1-64 letters, digits, ``_``, ``.`` or ``-``, starting
 #: with a letter or digit (no URL, no path).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+#: How a message words :data:`NAME_PATTERN`.
+NAME_WORDING = "1-64 letters, digits, '_', '.' or '-'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +363,9 @@ class GateSettings:
     #: Called with ``(gate label, done, total)`` after each trial a live planner gate
     #: completes (the plugin's progress line); ``None``: silent.
     progress: Callable[[str, int, int], None] | None = field(default=None, compare=False)
+    #: Called with ``(gate label, note)`` when a gate wrote a recording: the note is the
+    #: engine's value-free line (what was recorded, counts only); ``None``: silent.
+    recorded: Callable[[str, str], None] | None = field(default=None, compare=False)
 
     def progress_for(self, label: str) -> Callable[[int, int], None] | None:
         """:attr:`progress` bound to one gate's label."""

@@ -113,7 +113,9 @@ class Waveform:
         if isinstance(rate, bool) or not isinstance(rate, int | float):
             raise InvalidArgument("sampling_rate_hz must be a number")
         if not MIN_SAMPLING_RATE_HZ <= float(rate) <= MAX_SAMPLING_RATE_HZ:
-            raise InputRefused("sampling_rate_hz is outside 100..2000 Hz")
+            raise InputRefused(
+                f"sampling_rate_hz is outside {MIN_SAMPLING_RATE_HZ:g}..{MAX_SAMPLING_RATE_HZ:g} Hz"
+            )
         names = self.lead_names
         if type(names) is not tuple or not names or any(type(n) is not str for n in names):
             raise InvalidArgument("lead_names must be a non-empty tuple of str")

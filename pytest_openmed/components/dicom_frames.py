@@ -89,6 +89,9 @@ MAX_SIDE = 4096
 #: frames × rows × columns: the shared decoded-pixel budget, checked by the reader.
 MAX_PIXELS = MAX_DECODED_PIXELS
 
+#: The detection scale a configuration may set, in pixels.
+_MIN_SCALE_PX, _MAX_SCALE_PX = 0.5, 16.0
+
 _UNREADABLE = "asset is not a readable native DICOM image"
 _NOISE_FLOOR = 0.5
 _DECIMALS = 6
@@ -118,8 +121,10 @@ class FrameCoverageConfig:
         for name in ("change_threshold", "detection_snr", "detection_scale_px"):
             if finite_float(getattr(self, name), name) <= 0.0:
                 raise InputRefused("thresholds and scales must be positive")
-        if not 0.5 <= self.detection_scale_px <= 16.0:
-            raise InputRefused("detection_scale_px must be within 0.5..16")
+        if not _MIN_SCALE_PX <= self.detection_scale_px <= _MAX_SCALE_PX:
+            raise InputRefused(
+                f"detection_scale_px must be within {_MIN_SCALE_PX:g}..{_MAX_SCALE_PX:g}"
+            )
         band = self.ambiguity_band
         if band is not None:
             if type(band) is not tuple or len(band) != 2:

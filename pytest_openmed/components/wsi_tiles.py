@@ -85,6 +85,11 @@ MAX_TILE_SIDE = 2048
 MAX_PLAN_TILES = 65536
 MASK_MAX_SIDE = 1024
 
+#: Bounds of a configuration's downsample, tile side and mask dilation.
+_MAX_DOWNSAMPLE = 1024
+_MIN_TILE_SIDE = 16
+_MAX_DILATION = 16
+
 _CELL = 32
 _MIN_OBJECT = 4
 _DECIMALS = 6
@@ -118,14 +123,17 @@ class TilePlanConfig:
         )
         if any(type(value) is not int for value in ints):
             raise InvalidArgument("integer configuration fields must be int")
-        if not 1 <= self.target_downsample <= 1024:
-            raise InputRefused("target_downsample must be in 1..1024")
-        if not 16 <= self.tile_size <= MAX_TILE_SIDE or not 0 <= self.overlap < self.tile_size:
+        if not 1 <= self.target_downsample <= _MAX_DOWNSAMPLE:
+            raise InputRefused(f"target_downsample must be in 1..{_MAX_DOWNSAMPLE}")
+        tile_ok = _MIN_TILE_SIDE <= self.tile_size <= MAX_TILE_SIDE
+        if not tile_ok or not 0 <= self.overlap < self.tile_size:
             raise InputRefused(
-                f"tile_size must be in 16..{MAX_TILE_SIDE} and 0 <= overlap < tile_size"
+                f"tile_size must be in {_MIN_TILE_SIDE}..{MAX_TILE_SIDE} "
+                "and 0 <= overlap < tile_size"
             )
-        if not 0 <= self.mask_dilation <= 16 or not 1 <= self.verify_every <= MAX_PLAN_TILES:
-            raise InputRefused("mask_dilation must be in 0..16 and verify_every >= 1")
+        dilation_ok = 0 <= self.mask_dilation <= _MAX_DILATION
+        if not dilation_ok or not 1 <= self.verify_every <= MAX_PLAN_TILES:
+            raise InputRefused(f"mask_dilation must be in 0..{_MAX_DILATION} and verify_every >= 1")
         if self.tissue_method not in TISSUE_METHODS:
             raise InputRefused("tissue_method must be otsu_saturation or fixed_saturation")
         if not 0.0 < finite_float(self.threshold, "threshold") < 1.0:

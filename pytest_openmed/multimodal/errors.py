@@ -87,7 +87,11 @@ class LimitExceeded(InvalidInput, _core.LimitExceeded):
     """A pack, case, asset or document exceeds a documented limit; nothing is truncated.
 
     Also the package's :class:`pytest_openmed.errors.LimitExceeded`, so one
-    ``except`` clause catches every exceeded limit.
+    ``except`` clause catches every exceeded limit.  It stays a subclass, not
+    the same class: it is also an :class:`InvalidInput` (``except
+    InvalidInput`` catches a pack over its limits), it has a default message,
+    and gate refusals show its own name where the package's shows
+    ``ValueError`` (``errors.shown_name``).
     """
 
     message = "a multimodal validation limit was exceeded"

@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_openmed._canonical import digest_json, is_digest
 from pytest_openmed._validate import check_text
-from pytest_openmed.contract import NAME_PATTERN
+from pytest_openmed.contract import NAME_PATTERN, NAME_WORDING
 
 from .errors import InvalidInput
 
@@ -37,9 +37,7 @@ def check_candidate_name(name: object) -> str:
     return check_text(
         name,
         NAME_PATTERN,
-        lambda: InvalidInput(
-            "candidate name must be 1-64 letters, digits, '_', '.' or '-' starting alphanumeric"
-        ),
+        lambda: InvalidInput(f"candidate name must be {NAME_WORDING} starting alphanumeric"),
     )
 
 

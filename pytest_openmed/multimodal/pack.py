@@ -45,7 +45,7 @@ from .limits import (
 )
 from .lineage import LINEAGE_FIELDS, CandidateLineage, check_candidate_name
 from .media import MediaType, sniff_media_type
-from .vocabulary import LIMITATIONS, CaseSlice, SafetyFailure, ValidationTask
+from .vocabulary import LIMITATIONS, SLICE_REFUSED, CaseSlice, SafetyFailure, ValidationTask
 
 __all__ = [
     "PACK_SCHEMA",
@@ -222,9 +222,7 @@ class ValidationCase:
         try:
             object.__setattr__(self, "slice", CaseSlice(self.slice))
         except ValueError:
-            raise InvalidInput(
-                "slice must be one of: nominal, adverse_acquisition, ambiguity_conflict"
-            ) from None
+            raise InvalidInput(SLICE_REFUSED) from None
         assets = materialise(
             self.assets, MAX_ASSETS_PER_CASE, f"a case holds more than {MAX_ASSETS_PER_CASE} assets"
         )

@@ -14,6 +14,7 @@ __all__ = [
     "LIMITATIONS",
     "METRICS",
     "SIMULATION_LIMITATION",
+    "SLICE_REFUSED",
     "CaseSlice",
     "Decision",
     "DecisionReason",
@@ -42,6 +43,10 @@ class CaseSlice(enum.StrEnum):
     NOMINAL = "nominal"
     ADVERSE_ACQUISITION = "adverse_acquisition"
     AMBIGUITY_CONFLICT = "ambiguity_conflict"
+
+
+#: The refusal of a slice outside :class:`CaseSlice` (a case's, or a development source's).
+SLICE_REFUSED = "slice must be one of: " + ", ".join(CaseSlice)
 
 
 class ReviewOrigin(enum.StrEnum):

@@ -33,9 +33,9 @@ from pytest_openmed.planner._silence import discarded_output
 from pytest_openmed.planner.declaration import (
     INJECTION_STYLES,
     PLANNER_ITEMS,
-    REFERENCE,
     SCENARIO_IDS,
     GateDeclaration,
+    is_reference,
 )
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import (
@@ -53,8 +53,6 @@ from pytest_openmed.planner.trials import (
     outcome,
     pooled_metrics,
 )
-
-_MAX_REFERENCE_CHARS = 512
 
 #: Gate reason of each critical count, in the order the first non-zero one is named.
 CRITICAL_REASONS: tuple[tuple[str, str], ...] = tuple(
@@ -137,11 +135,7 @@ def load_planner(reference: str) -> Callable[..., object]:
     module is such a failure, not the end of the run; ``KeyboardInterrupt``
     still propagates.  Output printed while importing is discarded.
     """
-    if (
-        type(reference) is not str
-        or len(reference) > _MAX_REFERENCE_CHARS
-        or not REFERENCE.fullmatch(reference)
-    ):
+    if not is_reference(reference):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
     failure: type[UnloadablePlanner] | None = None
@@ -181,11 +175,7 @@ def check_resolves(reference: str) -> None:
     """
     import importlib.util
 
-    if (
-        type(reference) is not str
-        or len(reference) > _MAX_REFERENCE_CHARS
-        or not REFERENCE.fullmatch(reference)
-    ):
+    if not is_reference(reference):
         raise MalformedPlannerReference()
     module_name = reference.partition(":")[0]
     failure: type[UnloadablePlanner] | None = None
@@ -455,6 +445,8 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
                 trials=plan.trials,
                 policy=policy,
                 time_limit=declaration.time_limit,
+                reference=reference,
+                model_identity=declaration.model,
             )
         else:
             outcome = qualify_wire_trials(
@@ -465,7 +457,11 @@ def evaluate_gate(spec: GateSpec, settings: GateSettings) -> dict[str, GateResul
                 injection_suite=suite,
                 trials=plan.trials,
                 policy=policy,
+                reference=reference,
+                model_identity=declaration.model,
             )
+        if outcome.recording is not None and settings.recorded is not None:
+            settings.recorded(spec.label, outcome.recording.describe())
         reports = tuple(trial.report for trial in outcome.trials)
         injections = tuple(trial.injection for trial in outcome.trials if trial.injection)
         usage = {"usage_tokens": outcome.tokens, "usage_responses": outcome.responses_with_usage}

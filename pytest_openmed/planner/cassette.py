@@ -3,16 +3,19 @@
 PYTEST_DONT_REWRITE: pytest must not rewrite this module's ``assert`` statements
 (internal invariants): a rewritten one would print the values it compared.
 
-A cassette (JSON, schema ``planner-cassette``) holds, per run (the
-qualification, then each injection style) and per scenario and turn, the
-SHA-256 digest of the exact request and the model's raw response (normalised
-to plain JSON).  *Recording* calls the model and writes the cassette where the
-caller named it, nowhere else.  *Replaying* calls no model: each request must
-be the next recorded one, with the same digest; any difference (prompt
-rendering, catalog, scenario text, dialect) ends the run with
-:class:`StaleCassetteError` — never a fallback to the live model, never a
-pass.  Cassettes hold model output, which may be sensitive: nothing here puts
-their content or their path in a message.
+A cassette (JSON, schema ``planner-cassette``) records which model it holds
+(the user-declared model identity and the planner reference it was recorded
+from, each ``null`` when none was named) and, per run (the qualification,
+then each injection style) and per scenario and turn, the SHA-256 digest of
+the exact request and the model's raw response (normalised to plain JSON).
+*Recording* calls the model and writes the cassette where the caller named
+it, nowhere else.  *Replaying* calls no model: each request must be the next
+recorded one, with the same digest; any difference (prompt rendering,
+catalog, scenario text, dialect, model identity, planner reference) ends the
+run with :class:`StaleCassetteError` — never a fallback to the live model,
+never a pass.  Cassettes hold model output, which may be sensitive: nothing
+here puts their content, their path, the model identity or the reference in
+a message; only the cause.
 """
 
 from __future__ import annotations
@@ -31,9 +34,15 @@ from typing import Any
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
 from pytest_openmed._jsonread import read_limited, strict_decoder
 from pytest_openmed.contract import locate_input_error
-from pytest_openmed.errors import InputRefused, InvalidArgument
+from pytest_openmed.errors import InputRefused, InvalidArgument, plural
 from pytest_openmed.planner._silence import when_audible
-from pytest_openmed.planner.declaration import INJECTION_ITEMS
+from pytest_openmed.planner.declaration import (
+    INJECTION_ITEMS,
+    MODEL_IDENTITY,
+    PLANNER,
+    check_model_identity,
+    is_reference,
+)
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
@@ -69,7 +78,9 @@ __all__ = [
     "trial_run",
 ]
 
-CASSETTE_SCHEMA_VERSION = 1
+CASSETTE_SCHEMA_VERSION = 2
+#: Version 1 recorded no model identity and no planner reference: replay refuses it as stale.
+_VERSION_WITHOUT_MODEL = 1
 _CASSETTE_KIND = "openmed_planner_cassette"
 #: Name of the run of the six scenarios; injection runs are named by their gate items.
 QUALIFICATION_RUN = "qualification"
@@ -78,6 +89,16 @@ _RUNS = (QUALIFICATION_RUN, *INJECTION_ITEMS)
 #: one-trial cassette is exactly a cassette of before trials.
 _TRIAL_RUN = re.compile(r"(?P<run>[^@]+)@(?P<index>[1-9][0-9]{0,3})")
 _MAX_CASSETTE_BYTES = 64 * 1024 * 1024
+#: The refusals that quote it (formatted once: tests lower the limit, not the text).
+_CASSETTE_TOO_LARGE = f"the cassette exceeds {_MAX_CASSETTE_BYTES // 2**20} MiB"
+_RECORDING_TOO_LARGE = (
+    f"the recorded cassette would exceed {_MAX_CASSETTE_BYTES // 2**20} MiB, the most replay "
+    "reads; nothing was written (the model's responses are too large to replay)"
+)
+#: Bounds of a recording's concurrency, retries and backoff.
+_MAX_CONCURRENCY = 64
+_MAX_RETRIES = 10
+_MAX_BACKOFF_S = 60.0
 _MAX_EXCHANGES_PER_RUN = len(SCENARIO_IDS) * MAX_TURNS
 #: Which input a refusal while reading a cassette names (the gate-file key, as ``claims input``).
 _WHERE = "cassette input"
@@ -125,6 +146,54 @@ class InjectionSuiteNotRecorded(StaleCassetteError):
             self,
             f"{self.CODE}: injection_suite is on but the cassette holds no injection-suite runs "
             "(it was switched on after recording); record again",
+        )
+
+
+class PlannerReferenceChanged(StaleCassetteError):
+    """The cassette was recorded from another planner reference than the gate names."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the planner reference differs from the one the cassette was "
+            "recorded from; record again",
+        )
+
+
+class ModelIdentityChanged(StaleCassetteError):
+    """The cassette records another model identity than the gate declares (or the gate none)."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the model identity differs from the one the cassette records "
+            "(or the gate declares none); record again",
+        )
+
+
+class ModelIdentityNotRecorded(StaleCassetteError):
+    """The gate declares a model identity, but the cassette records none.
+
+    Also every cassette of schema version 1, written before cassettes recorded
+    which model they hold.
+    """
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the cassette records no model identity (or was written before "
+            "cassettes recorded one); record again",
+        )
+
+
+class CassetteWithoutModel(ModelIdentityNotRecorded):
+    """A cassette of schema version 1: it records neither model identity nor planner reference."""
+
+    def __init__(self) -> None:
+        InputRefused.__init__(
+            self,
+            f"{self.CODE}: the cassette records no model identity and no planner reference "
+            "(written before cassettes recorded which model they hold); record again",
         )
 
 
@@ -187,10 +256,16 @@ class Exchange:
 
 @dataclass(frozen=True, slots=True)
 class Cassette:
-    """A dialect and the recorded exchanges of each run, in call order."""
+    """A dialect, the model it holds and the recorded exchanges of each run, in call order.
+
+    ``model_identity`` is the user-declared identity and ``planner_reference``
+    the ``module:function`` it was recorded from (``None``: none was named).
+    """
 
     dialect: str
     runs: Mapping[str, tuple[Exchange, ...]] = field(default_factory=dict)
+    model_identity: str | None = None
+    planner_reference: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "runs", MappingProxyType(dict(self.runs)))
@@ -212,6 +287,8 @@ class Cassette:
             "schema_version": CASSETTE_SCHEMA_VERSION,
             "non_diagnostic": True,
             "dialect": self.dialect,
+            "model_identity": self.model_identity,
+            "planner_reference": self.planner_reference,
             "runs": {
                 name: [exchange.to_dict() for exchange in self.runs[name]]
                 for name in sorted(self.runs, key=_run_order)
@@ -261,6 +338,9 @@ def _exchange(data: object, where: str) -> Exchange:
 def parse_cassette(text: str) -> Cassette:
     """Validate a cassette document; every problem is a :class:`CassetteError` naming the rule.
 
+    A cassette of schema version 1 (it records no model) is stale, not invalid:
+    :class:`CassetteWithoutModel`.
+
     The message says where: the line and column of a JSON syntax error, or the
     key (``run 'qualification', exchange #3, key 'turn'``: run names are checked
     against the closed list before they are named, exchanges are counted from
@@ -274,7 +354,22 @@ def parse_cassette(text: str) -> Cassette:
         raise
     except (ValueError, RecursionError):
         raise _invalid("not JSON") from None
-    keys = {"cassette", "schema_version", "non_diagnostic", "dialect", "runs"}
+    if (
+        type(document) is dict
+        and document.get("cassette") == _CASSETTE_KIND
+        and type(document.get("schema_version")) is int
+        and document["schema_version"] == _VERSION_WITHOUT_MODEL
+    ):
+        raise CassetteWithoutModel()  # stale, not invalid: recording again replaces it
+    keys = {
+        "cassette",
+        "schema_version",
+        "non_diagnostic",
+        "dialect",
+        "model_identity",
+        "planner_reference",
+        "runs",
+    }
     if type(document) is not dict or set(document) != keys:
         raise _invalid("top-level keys must be exactly: " + ", ".join(sorted(keys)))
     version = document["schema_version"]
@@ -287,6 +382,16 @@ def parse_cassette(text: str) -> Cassette:
             raise _invalid("not a planner cassette of a supported version", f"key '{key}'")
     if type(document["dialect"]) is not str or document["dialect"] not in DIALECTS:
         raise _invalid("dialect must be one of: " + ", ".join(DIALECTS), "key 'dialect'")
+    identity, reference = document["model_identity"], document["planner_reference"]
+    if identity is not None and (
+        type(identity) is not str or not MODEL_IDENTITY.fullmatch(identity)
+    ):
+        raise _invalid("model_identity must be null or a model name", "key 'model_identity'")
+    if reference is not None and not is_reference(reference):
+        raise _invalid(
+            "planner_reference must be null or a reference like 'package.module:attribute'",
+            "key 'planner_reference'",
+        )
     runs = document["runs"]
     if type(runs) is not dict or not all(_split_run(name) is not None for name in runs):
         raise _invalid(
@@ -305,7 +410,7 @@ def parse_cassette(text: str) -> Cassette:
             _exchange(item, f"{where}, exchange #{number}")
             for number, item in enumerate(exchanges, start=1)
         )
-    return Cassette(document["dialect"], parsed)
+    return Cassette(document["dialect"], parsed, identity, reference)
 
 
 def load_cassette(path: Path) -> Cassette:
@@ -323,7 +428,7 @@ def _load(path: Path) -> Cassette:
     raw = read_limited(
         Path(path),
         _MAX_CASSETTE_BYTES,
-        too_large=lambda: CassetteError("the cassette exceeds 64 MiB"),
+        too_large=lambda: CassetteError(_CASSETTE_TOO_LARGE),
         unreadable=lambda: CassetteError("the cassette could not be read"),
     )
     try:
@@ -453,18 +558,42 @@ class WireQualification:
 
 
 @dataclass(frozen=True, slots=True)
+class Recording:
+    """What a recording wrote: trials recorded and kept (a resumed cassette), runs, exchanges.
+
+    Counts only: a recording's note names no path, model or content.
+    """
+
+    recorded: int
+    kept: int
+    runs: int
+    exchanges: int
+
+    def describe(self) -> str:
+        """One line for the terminal: ``cassette recorded: 3 trials, 3 runs, 42 exchanges``."""
+        size = f"{plural(self.runs, 'run')}, {plural(self.exchanges, 'exchange')}"
+        if not self.kept:
+            return f"cassette recorded: {plural(self.recorded, 'trial')}, {size}"
+        return (
+            f"cassette resumed: {plural(self.kept, 'trial')} kept, {self.recorded} recorded; {size}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class WireTrials:
     """The reports of k trials, and what they cost.
 
     ``tokens`` sums the ``usage`` of every response that reports one
     (:func:`response_tokens`; ``responses_with_usage`` says how many did);
-    ``seconds`` is the wall time of a live run or recording, ``None`` on replay.
+    ``seconds`` is the wall time of a live run or recording, ``None`` on replay;
+    ``recording`` says what a recording wrote (``None``: nothing was written).
     """
 
     trials: tuple[WireQualification, ...]
     tokens: int = 0
     responses_with_usage: int = 0
     seconds: float | None = None
+    recording: Recording | None = None
 
     def __repr__(self) -> str:
         return f"WireTrials(trials={len(self.trials)})"
@@ -491,16 +620,18 @@ class RecordingPolicy:
     sleep: Callable[[float], None] = time.sleep
 
     def __post_init__(self) -> None:
-        if type(self.concurrency) is not int or not 1 <= self.concurrency <= 64:
-            raise InputRefused("record concurrency must be an integer from 1 to 64")
+        if type(self.concurrency) is not int or not 1 <= self.concurrency <= _MAX_CONCURRENCY:
+            raise InputRefused(
+                f"record concurrency must be an integer from 1 to {_MAX_CONCURRENCY}"
+            )
         if type(self.retry_on) is not tuple or not all(
             isinstance(kind, type) and issubclass(kind, Exception) for kind in self.retry_on
         ):
             raise InvalidArgument("retry_on must be a tuple of Exception subclasses")
-        if type(self.retries) is not int or not 0 <= self.retries <= 10:
-            raise InputRefused("retries must be an integer from 0 to 10")
-        if type(self.backoff) is not float or not 0.0 <= self.backoff <= 60.0:
-            raise InputRefused("backoff must be a float from 0 to 60 seconds")
+        if type(self.retries) is not int or not 0 <= self.retries <= _MAX_RETRIES:
+            raise InputRefused(f"retries must be an integer from 0 to {_MAX_RETRIES}")
+        if type(self.backoff) is not float or not 0.0 <= self.backoff <= _MAX_BACKOFF_S:
+            raise InputRefused(f"backoff must be a float from 0 to {_MAX_BACKOFF_S:g} seconds")
 
     def wrap(self, live: Transport) -> Transport:
         """``live``, retried on the declared transient exception types."""
@@ -538,6 +669,8 @@ def qualify_wire(
     record: bool = False,
     injection_suite: bool = False,
     transport: Transport | None = None,
+    reference: str | None = None,
+    model_identity: str | None = None,
 ) -> WireQualification:
     """Qualify a wire-format model live, while recording, or from a cassette.
 
@@ -550,7 +683,10 @@ def qualify_wire(
     * ``cassette`` without ``record``: replay; the model is never called (it may
       be ``None``).  A stale request raises :class:`StaleCassetteError`.
 
-    One trial; :func:`qualify_wire_trials` runs k.
+    ``reference`` (the model's ``module:function``) and ``model_identity``
+    (the user's name for the model) are written into a recorded cassette and
+    compared on replay (see :func:`qualify_wire_trials`).  One trial;
+    :func:`qualify_wire_trials` runs k.
     """
     return qualify_wire_trials(
         dialect,
@@ -559,6 +695,8 @@ def qualify_wire(
         record=record,
         injection_suite=injection_suite,
         transport=transport,
+        reference=reference,
+        model_identity=model_identity,
     ).trials[0]
 
 
@@ -572,8 +710,16 @@ def qualify_wire_trials(
     transport: Transport | None = None,
     trials: int = 1,
     policy: RecordingPolicy | None = None,
+    reference: str | None = None,
+    model_identity: str | None = None,
 ) -> WireTrials:
     """Run ``trials`` independent qualifications live, while recording, or from a cassette.
+
+    Recording writes ``model_identity`` and ``reference`` into the cassette.
+    Replaying compares them with the cassette's: another model identity, or
+    one declared where the cassette records none, is stale, and so is another
+    reference (when one is named: a replay without a reference does not
+    compare it).
 
     Replaying needs a cassette with at least ``trials`` trials (fewer is a
     :class:`FewerTrialsError`; more are not read).  Recording writes the
@@ -586,19 +732,51 @@ def qualify_wire_trials(
     """
     dialect = adapter(dialect).name  # the one refusal of an unknown dialect
     trials = check_trials(trials)
+    held = _Model(check_model_identity(model_identity), _check_reference(reference))
     policy = policy if policy is not None else RecordingPolicy()
     live = transport if transport is not None else None if model is None else live_transport(model)
     if record and (live is None or cassette is None):
         raise InputRefused("recording needs the model's planner reference and a cassette path")
     if cassette is not None and not record:
-        return _replay(dialect, load_cassette(cassette), injection_suite, trials)
+        return _replay(dialect, load_cassette(cassette), injection_suite, trials, held)
     if record and cassette is not None:
         _check_writable(Path(cassette))  # before the model is called at all
     if live is None:
         raise InputRefused("a live wire qualification needs the model's planner reference")
-    return _Session(dialect, policy.wrap(live), injection_suite, trials, policy).run(
+    return _Session(dialect, policy.wrap(live), injection_suite, trials, policy, held).run(
         cassette if record else None
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Model:
+    """Which model a cassette holds: the declared identity and the planner reference."""
+
+    identity: str | None
+    reference: str | None
+
+    def check(self, cassette: Cassette) -> None:
+        """Refuse, as stale with its cause, a cassette that holds another model."""
+        if self.reference is not None and cassette.planner_reference != self.reference:
+            raise PlannerReferenceChanged()
+        if cassette.model_identity != self.identity:
+            if cassette.model_identity is None:
+                raise ModelIdentityNotRecorded()
+            raise ModelIdentityChanged()
+
+    def recorded(self, dialect: str, runs: Mapping[str, tuple[Exchange, ...]]) -> Cassette:
+        return Cassette(dialect, runs, self.identity, self.reference)
+
+    def __repr__(self) -> str:
+        return "_Model(<hidden>)"
+
+
+def _check_reference(reference: object) -> str | None:
+    if reference is None:
+        return None
+    if not is_reference(reference):
+        raise InputRefused(PLANNER.plain)
+    return reference
 
 
 class _Session:
@@ -611,9 +789,10 @@ class _Session:
         injection_suite: bool,
         trials: int,
         policy: RecordingPolicy,
+        held: _Model,
     ) -> None:
         self.dialect, self.live, self.suite = dialect, live, injection_suite
-        self.trials, self.policy = trials, policy
+        self.trials, self.policy, self.held = trials, policy, held
         self.usage = _Usage()
 
     def trial(self, index: int) -> tuple[WireQualification, dict[str, tuple[Exchange, ...]]]:
@@ -632,7 +811,7 @@ class _Session:
         kept = (
             None
             if cassette is None
-            else _resumable(cassette, self.dialect, self.suite, self.trials)
+            else _resumable(cassette, self.dialect, self.suite, self.trials, self.held)
         )
         if kept is not None:
             for index in sorted(kept.trial_indices(self.suite)):
@@ -648,7 +827,7 @@ class _Session:
             results[_index_of(recorded)] = result
             runs.update(recorded)
             if cassette is not None:
-                _write(cassette, Cassette(self.dialect, runs))
+                _write(cassette, self.held.recorded(self.dialect, runs))
             if self.policy.progress is not None:
                 done, progress = len(results), self.policy.progress
                 unsaid = not when_audible(lambda: progress(done, self.trials))
@@ -669,12 +848,17 @@ class _Session:
         if unsaid and self.policy.progress is not None:
             self.policy.progress(len(results), self.trials)  # every conversation has ended
         if cassette is not None and not pending:
-            _write(cassette, Cassette(self.dialect, runs))
+            _write(cassette, self.held.recorded(self.dialect, runs))
+        recording = None
+        if cassette is not None:
+            exchanges = sum(len(run) for run in runs.values())
+            recording = Recording(len(pending), self.trials - len(pending), len(runs), exchanges)
         return WireTrials(
             tuple(results[index] for index in range(self.trials)),
             self.usage.tokens,
             self.usage.responses,
             time.monotonic() - started,
+            recording,
         )
 
 
@@ -692,16 +876,21 @@ def _runs_of(cassette: Cassette, index: int) -> dict[str, tuple[Exchange, ...]]:
     }
 
 
-def _resumable(cassette: Path, dialect: str, suite: bool, trials: int) -> Cassette | None:
+def _resumable(
+    cassette: Path, dialect: str, suite: bool, trials: int, held: _Model
+) -> Cassette | None:
     """The cassette at ``cassette`` if a recording should resume it (fewer trials than asked)."""
     if not Path(cassette).is_file():
         return None
     try:
         existing = load_cassette(cassette)
-    except CassetteError:
-        return None  # unreadable or invalid: recorded afresh
-    if existing.dialect != dialect:
-        return None
+    except (CassetteError, CassetteWithoutModel):
+        return None  # unreadable, invalid or of schema version 1: recorded afresh
+    if existing.dialect != dialect or (
+        existing.model_identity,
+        existing.planner_reference,
+    ) != (held.identity, held.reference):
+        return None  # another model: recorded afresh
     recorded = existing.trial_indices(suite)
     if set(range(trials)) <= recorded:
         return None  # complete: --openmed-record records afresh
@@ -729,10 +918,7 @@ def _write(cassette: Path, recorded: Cassette) -> None:
     """Write the recording; refuse one replay would refuse (over 64 MiB) instead of writing it."""
     text = recorded.to_text()
     if len(text.encode("utf-8")) > _MAX_CASSETTE_BYTES:
-        raise CassetteWriteError(
-            "the recorded cassette would exceed 64 MiB, the most replay reads; nothing was "
-            "written (the model's responses are too large to replay)"
-        )
+        raise CassetteWriteError(_RECORDING_TOO_LARGE)
     try:
         atomic_write_text(cassette, text)
     except (OSError, ValueError):
@@ -752,14 +938,20 @@ def _replay_trial(
     return result
 
 
-def _replay(dialect: str, cassette: Cassette, injection_suite: bool, trials: int) -> WireTrials:
+def _replay(
+    dialect: str, cassette: Cassette, injection_suite: bool, trials: int, held: _Model
+) -> WireTrials:
     if cassette.dialect != dialect:
         raise DialectChanged()
-    if not set(range(trials)) <= cassette.trial_indices(injection_suite):
-        if trials > 1 and 0 in cassette.trial_indices(injection_suite):
-            raise FewerTrialsError()
-        if injection_suite and set(range(trials)) <= cassette.trial_indices(False):
+    held.check(cassette)
+    complete = cassette.trial_indices(injection_suite)
+    if not set(range(trials)) <= complete:
+        if injection_suite and not complete and cassette.trial_indices(False):
+            # No trial holds the suite's runs: it was switched on after recording (and
+            # possibly trials raised too); recording again is the one remedy for both.
             raise InjectionSuiteNotRecorded()
+        if trials > 1 and 0 in complete:
+            raise FewerTrialsError()
         raise StaleCassetteError()
     usage = _Usage()
     results = []

@@ -34,7 +34,7 @@ from pytest_openmed._canonical import atomic_write_text
 from pytest_openmed.contract import GateStatus
 from pytest_openmed.errors import InputRefused, RefusingParser, UsageError, plural
 from pytest_openmed.planner._gate import MalformedPlannerReference, evaluate_injection, load_planner
-from pytest_openmed.planner.declaration import DIALECTS
+from pytest_openmed.planner.declaration import DIALECTS, MODEL_IDENTITY
 from pytest_openmed.planner.harness import qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
@@ -115,6 +115,7 @@ def _parser() -> RefusingParser:
         action="store_true",
         help="call the model live and rewrite --cassette (needs --planner)",
     )
+    _model_identity_argument(parser)
     parser.add_argument(
         "--injection-report",
         metavar="PATH",
@@ -123,10 +124,21 @@ def _parser() -> RefusingParser:
     return parser
 
 
+def _model_identity_argument(parser: RefusingParser) -> None:
+    parser.add_argument(
+        "--model-identity",
+        metavar="NAME",
+        help="your name for the model (a gate file's 'model'): recorded into --cassette and "
+        "compared on replay",
+    )
+
+
 def _consistent(arguments: argparse.Namespace) -> bool:
     """The combinations of modes that mean something (see the module docstring)."""
     paths = [arguments.output, arguments.cassette, arguments.injection_report]
     if any(path is not None and (not path or "\x00" in path) for path in paths):
+        return False
+    if not _identity_ok(arguments):
         return False
     if arguments.planner is None and arguments.cassette is None:
         return False
@@ -244,6 +256,8 @@ def _qualify(
         cassette=cassette,
         record=arguments.record,
         injection_suite=suite,
+        reference=arguments.planner,
+        model_identity=arguments.model_identity,
     )
     return outcome.report, outcome.injection
 
@@ -307,6 +321,7 @@ def _serve_parser() -> RefusingParser:
     parser.add_argument(
         "--record", action="store_true", help="run the host live, rewrite --cassette"
     )
+    _model_identity_argument(parser)
     parser.add_argument(
         "--injection-report",
         metavar="PATH",
@@ -344,8 +359,16 @@ def serve_main(argv: Sequence[str]) -> int:
     return finish(arguments, lambda: _qualify_agent(arguments, agent))
 
 
+def _identity_ok(arguments: argparse.Namespace) -> bool:
+    """A ``--model-identity`` is a model name, and only beside a cassette."""
+    identity = arguments.model_identity
+    if identity is None:
+        return True
+    return arguments.cassette is not None and MODEL_IDENTITY.fullmatch(identity) is not None
+
+
 def _serve_consistent(arguments: argparse.Namespace) -> bool:
-    if arguments.output is None:
+    if arguments.output is None or not _identity_ok(arguments):
         return False
     limit = arguments.time_limit
     if limit is not None and not 0 < limit <= MAX_TIME_LIMIT:
@@ -368,6 +391,8 @@ def _qualify_agent(
         record=arguments.record,
         injection_suite=arguments.injection_report is not None,
         time_limit=limit,
+        reference=arguments.agent,
+        model_identity=arguments.model_identity,
     )
     return outcome.report, outcome.injection
 

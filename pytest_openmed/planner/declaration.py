@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from pytest_openmed._exact import DEFAULT_CONFIDENCE, check_confidence, minimum_trials
-from pytest_openmed._validate import check_int, check_rate
+from pytest_openmed._validate import check_int, check_rate, check_text
 from pytest_openmed.contract import Expected, Source, declaration_repr
 from pytest_openmed.errors import EXTRAS, InputRefused, InvalidArgument
 
@@ -61,8 +61,25 @@ INJECTION_ITEMS = tuple(f"injection[{style}]" for style in INJECTION_STYLES)
 #: Wire dialects a planner gate may name (one adapter each: ``planner.wire.ADAPTERS``).
 DIALECTS = ("openai", "anthropic", "mcp")
 
+#: The longest planner reference (``package.module:attribute``) read from anywhere.
+MAX_REFERENCE_CHARS = 512
 #: A planner reference, ``package.module:attribute``.
 REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+
+#: A user-declared model identity (``model = "vendor-model-2026-10"``): a name, never a
+#: path; a cassette records it and replay compares it (:mod:`pytest_openmed.planner.cassette`).
+MAX_MODEL_IDENTITY_CHARS = 128
+MODEL_IDENTITY = re.compile(rf"[A-Za-z0-9][A-Za-z0-9._:@+-]{{0,{MAX_MODEL_IDENTITY_CHARS - 1}}}")
+
+
+def is_reference(value: object) -> TypeGuard[str]:
+    """Whether ``value`` is a planner reference of at most :data:`MAX_REFERENCE_CHARS`."""
+    return (
+        type(value) is str
+        and len(value) <= MAX_REFERENCE_CHARS
+        and REFERENCE.fullmatch(value) is not None
+    )
+
 
 #: How an MCP agent reaches the governed server (``pytest_openmed.planner.mcp_server``).
 MCP_TRANSPORTS = ("stdio", "http")
@@ -97,6 +114,7 @@ FILE_KEYS = (
     "agent",
     "transport",
     "time_limit",
+    "model",
     *TRIAL_KEYS,
 )
 
@@ -127,6 +145,12 @@ AGENT_DIALECT = Expected(
 TRANSPORT = Expected(
     "must be one of: " + ", ".join(MCP_TRANSPORTS),
     "an MCP agent gate speaks the mcp dialect over stdio or http",
+)
+MODEL = Expected(
+    f"must be a name of 1 to {MAX_MODEL_IDENTITY_CHARS} letters, digits and . _ : @ + - "
+    "(not a path)",
+    f"model identity must be a name of 1 to {MAX_MODEL_IDENTITY_CHARS} letters, digits and "
+    ". _ : @ + - (not a path)",
 )
 TIME_LIMIT = Expected(
     f"must be an integer from 1 to {MAX_AGENT_TIME_LIMIT}",
@@ -174,6 +198,13 @@ class UnderpoweredTrials(InputRefused):
                 f"{conversations} conversations, so trials must be at least {needed}"
             )
         super().__init__(text)
+
+
+def check_model_identity(value: object) -> str | None:
+    """A model identity (``None``: not declared), refused as :data:`MODEL` says plainly."""
+    if value is None:
+        return None
+    return check_text(value, MODEL_IDENTITY, MODEL.said_plainly("model"))
 
 
 def check_trials(value: object) -> int:
@@ -236,7 +267,9 @@ class GateDeclaration:
     ``planner`` is the ``module:attr`` reference of a planner callable (with a
     ``dialect``: of a wire-format model function); with a ``cassette`` (which
     needs a dialect) the gate replays it and the reference is only called to
-    record.  ``injection_suite`` adds one item per injection style.
+    record.  ``injection_suite`` adds one item per injection style.  ``model``
+    is the user-declared identity of a wire-format model: a cassette records
+    it beside the reference, and replay refuses one that records another.
     """
 
     planner: str | None = None
@@ -257,6 +290,7 @@ class GateDeclaration:
     #: Recording a wire-format model: concurrent conversations, transient exception types.
     record_concurrency: int = 1
     retry_on: tuple[str, ...] = ()
+    model: str | None = None
 
     def __repr__(self) -> str:
         return declaration_repr(self)
@@ -382,9 +416,13 @@ def _trial_fields(
         if type(confidence) is not float or not 0.0 < confidence < 1.0:
             raise source.refuse("confidence", CONFIDENCE)
         found["confidence"] = confidence
-    for key in ("record_concurrency", "retry_on"):
+    for key in ("record_concurrency", "retry_on", "model"):
         if fields.get(key) is not None and not wire:
             raise source.refuse(key, WIRE_ONLY)
+    if fields.get("model") is not None:
+        found["model"] = check_text(
+            fields["model"], MODEL_IDENTITY, lambda: source.refuse("model", MODEL)
+        )
     if fields.get("record_concurrency") is not None:
         found["record_concurrency"] = check_int(
             fields["record_concurrency"],

@@ -38,12 +38,16 @@ def qualify_agent(
     record: bool = False,
     injection_suite: bool = False,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    reference: str | None = None,
+    model_identity: str | None = None,
 ) -> WireQualification:
     """Qualify an MCP host live through the governed server, recording, or from a cassette.
 
     Replaying (``cassette`` without ``record``) needs no MCP SDK and never
     calls ``run_agent``; a live run needs the ``mcp`` extra (without it: the
-    ``ImportError`` of the missing module).  One trial;
+    ``ImportError`` of the missing module).  ``reference`` and
+    ``model_identity`` say which host the cassette holds (see
+    :func:`~pytest_openmed.planner.cassette.qualify_wire_trials`).  One trial;
     :func:`qualify_agent_trials` runs k.
     """
     return qualify_agent_trials(
@@ -53,6 +57,8 @@ def qualify_agent(
         record=record,
         injection_suite=injection_suite,
         time_limit=time_limit,
+        reference=reference,
+        model_identity=model_identity,
     ).trials[0]
 
 
@@ -66,6 +72,8 @@ def qualify_agent_trials(
     time_limit: float | None = DEFAULT_TIME_LIMIT,
     trials: int = 1,
     policy: RecordingPolicy | None = None,
+    reference: str | None = None,
+    model_identity: str | None = None,
 ) -> WireTrials:
     """``trials`` independent qualifications of an MCP host (see :func:`qualify_wire_trials`).
 
@@ -78,7 +86,12 @@ def qualify_agent_trials(
     policy = replace(policy or RecordingPolicy(), concurrency=1)
     if cassette is not None and not record:
         return qualify_wire_trials(
-            "mcp", cassette=cassette, injection_suite=injection_suite, trials=trials
+            "mcp",
+            cassette=cassette,
+            injection_suite=injection_suite,
+            trials=trials,
+            reference=reference,
+            model_identity=model_identity,
         )
     if run_agent is None:
         raise InputRefused("a live MCP qualification needs run_agent")
@@ -94,4 +107,6 @@ def qualify_agent_trials(
             injection_suite=injection_suite,
             trials=trials,
             policy=policy,
+            reference=reference,
+            model_identity=model_identity,
         )

@@ -150,7 +150,9 @@ def evaluate_mcp_control(spec: GateSpec, settings: GateSettings) -> dict[str, Ga
     declaration = declaration_of(spec, GateDeclaration, "not an MCP control gate")
     if declaration.cassette is None or declaration.planner is None:
         raise InvalidArgument("an MCP control names its host and its cassette")
-    replayed = qualify_agent(cassette=declaration.cassette, injection_suite=True)
+    replayed = qualify_agent(
+        cassette=declaration.cassette, injection_suite=True, reference=declaration.planner
+    )
     assert replayed.injection is not None
     if find_spec("mcp") is not None:
         agent = load_planner(declaration.planner)

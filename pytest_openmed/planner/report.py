@@ -35,6 +35,9 @@ __all__ = [
 REPORT_SCHEMA_VERSION = 1
 _REPORT_KIND = "planner_qualification"
 _MAX_REPORT_CHARS = 1024 * 1024
+_NOT_A_REPORT_TEXT = (
+    f"planner report must be a JSON string of at most {_MAX_REPORT_CHARS // 2**20} MiB"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +348,7 @@ class PlannerQualificationReport:
     @classmethod
     def from_json(cls, text: str) -> PlannerQualificationReport:
         if type(text) is not str or len(text) > _MAX_REPORT_CHARS:
-            raise InputRefused("planner report must be a JSON string of at most 1 MiB")
+            raise InputRefused(_NOT_A_REPORT_TEXT)
         return cls.from_dict(loads(text, "planner report is not valid JSON"))
 
     def __repr__(self) -> str:

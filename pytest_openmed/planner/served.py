@@ -109,7 +109,9 @@ class _End:
 def check_time_limit(seconds: object) -> float:
     """A positive number of seconds of at most an hour."""
     if type(seconds) not in (int, float) or not 0 < seconds <= MAX_TIME_LIMIT:  # type: ignore[operator]
-        raise InputRefused("time_limit must be a positive number of seconds, at most 3600")
+        raise InputRefused(
+            f"time_limit must be a positive number of seconds, at most {MAX_AGENT_TIME_LIMIT}"
+        )
     return float(seconds)  # type: ignore[arg-type]
 
 

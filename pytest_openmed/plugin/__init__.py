@@ -60,6 +60,7 @@ from pytest_openmed.plugin.recorder import (
     attach_property,
     drop_foreign_properties,
 )
+from pytest_openmed.report.history import DEFAULT_KEEP
 
 if TYPE_CHECKING:
     from pytest_openmed.plugin.items import GateFile
@@ -215,7 +216,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         (
             "history-keep",
             parse_history_keep,
-            "stored runs kept in the history directory (default 50).",
+            f"stored runs kept in the history directory (default {DEFAULT_KEEP}).",
         ),
         (
             "shard",

@@ -254,11 +254,15 @@ def simulated_reviewers() -> Callable[..., tuple[ReviewerQualification, ...]]:
     return make
 
 
+#: Simulated reviewers one fixture call makes at most.
+_MAX_REVIEWERS = 9
+
+
 def _reviewers(task: ValidationTask | str, count: int) -> tuple[ReviewerQualification, ...]:
     from pytest_openmed.development.simulated_review import simulated_reviewer
 
-    if type(count) is not int or not 1 <= count <= 9:
-        raise InputRefused("count must be a whole number from 1 to 9")
+    if type(count) is not int or not 1 <= count <= _MAX_REVIEWERS:
+        raise InputRefused(f"count must be a whole number from 1 to {_MAX_REVIEWERS}")
     return tuple(simulated_reviewer(f"reviewer-{n}", task) for n in range(1, count + 1))
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from pytest_openmed._jsonread import read_limited
 from pytest_openmed._toml import TomlError, cap, parse_toml
 from pytest_openmed._validate import check_text
-from pytest_openmed.contract import NAME_PATTERN, Expected, GateSpec
+from pytest_openmed.contract import NAME_PATTERN, NAME_WORDING, Expected, GateSpec
 from pytest_openmed.errors import InputRefused
 
 _MAX_GATE_FILE_BYTES = 1024 * 1024
@@ -36,7 +36,9 @@ def parse_gate_file(path: Path) -> tuple[GateSpec, ...]:
     raw = read_limited(
         path,
         _MAX_GATE_FILE_BYTES,
-        too_large=lambda: GateFileError(f"{where}: the gate file exceeds 1 MiB"),
+        too_large=lambda: GateFileError(
+            f"{where}: the gate file exceeds {_MAX_GATE_FILE_BYTES // 2**20} MiB"
+        ),
         unreadable=lambda: GateFileError(f"{where}: the gate file could not be read"),
     )
     try:
@@ -123,7 +125,7 @@ class _Context:
         return check_text(
             table["name"],
             NAME_PATTERN,
-            lambda: self.fail("name", "must be a string of 1-64 letters, digits, '_', '.' or '-'"),
+            lambda: self.fail("name", f"must be a string of {NAME_WORDING}"),
         )
 
 

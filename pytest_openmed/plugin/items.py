@@ -36,7 +36,13 @@ from pytest_openmed.errors import (
 )
 from pytest_openmed.plugin.gate_files import GateFileError, parse_gate_file
 from pytest_openmed.plugin.options import run_options_key
-from pytest_openmed.plugin.recorder import JUNIT_PREFIX, USER_PROPERTY, attach_property, gate_record
+from pytest_openmed.plugin.recorder import (
+    JUNIT_PREFIX,
+    USER_PROPERTY,
+    attach_property,
+    gate_record,
+    recordings_key,
+)
 
 #: What an engine raises for input it refuses: the package's one error model,
 #: :class:`~pytest_openmed.errors.OpenmedError`, whose messages are fixed and
@@ -81,6 +87,19 @@ def input_refused(what: str, error: BaseException) -> GateInputError:
     return GateInputError(f"openmed {what} input refused: {shown_name(error)}: {error}")
 
 
+def unexpected_failure(kind: str, error: BaseException) -> GateInputError:
+    """The error for an exception that is not one of the engines' typed refusals.
+
+    Its text may quote input, so only its builtin class name is shown; build it
+    inside the ``except`` block and raise it after leaving it (no chained frames).
+    """
+    return GateInputError(
+        f"openmed {kind} gate failed unexpectedly ({type(error).__name__}); "
+        "its message is withheld because it may quote input data: rerun with "
+        "--fulltrace to see it"
+    )
+
+
 def record_refusal(
     item: pytest.Item, kind: str, part: str | None = None, *, reason: str | None = None
 ) -> None:
@@ -123,11 +142,16 @@ def missing_extra_outcome(report: pytest.TestReport, excinfo: pytest.ExceptionIn
     on first use, so without the extra the ``ImportError`` surfaces in the
     test.  When one of the package's frames made that import, the test is an
     error showing the install command alone: no traceback, no locals.  An
-    import made by the test's own code is left to pytest.
+    import made by the test's own code is left to pytest, and so is an outcome
+    the test expected (``xfail(raises=ImportError)``).
     """
     text = missing_extra_text("pytest-openmed", excinfo.value)
-    if text is None or not any(
-        Path(entry.path).resolve().is_relative_to(_PACKAGE) for entry in excinfo.traceback
+    if (
+        not report.failed
+        or text is None
+        or not any(
+            Path(entry.path).resolve().is_relative_to(_PACKAGE) for entry in excinfo.traceback
+        )
     ):
         return
     report.outcome = "failed"
@@ -210,7 +234,9 @@ class Gate(pytest.Collector):
     def _evaluate(self) -> Mapping[str, GateResult | GateItemRefused] | str:
         """Run the engine: its verdicts, or the fixed text of the refusal."""
         settings = replace(
-            self.config.stash[run_options_key].settings, progress=_progress_line(self.config)
+            self.config.stash[run_options_key].settings,
+            progress=_progress_line(self.config),
+            recorded=self._note_recording,
         )
         try:
             return evaluator_for(self.spec)(self.spec, settings)
@@ -225,13 +251,12 @@ class Gate(pytest.Collector):
         except Exception as error:
             if self.config.getoption("fulltrace", False):
                 raise
-            # Not one of the engines' typed refusals: its text may quote input.
-            refusal = GateInputError(
-                f"openmed {self.spec.kind} gate failed unexpectedly ({type(error).__name__}); "
-                "its message is withheld because it may quote input data: rerun with "
-                "--fulltrace to see it"
-            )
+            refusal = unexpected_failure(self.spec.kind, error)
         return str(refusal)
+
+    def _note_recording(self, label: str, note: str) -> None:
+        """Keep the engine's value-free line about the cassette this gate wrote (the summary)."""
+        self.config.stash.setdefault(recordings_key, []).append(f"{self.nodeid}: {note}")
 
 
 def _progress_line(config: pytest.Config) -> Callable[[str, int, int], None] | None:

@@ -35,19 +35,27 @@ class McpAgentQualifier:
         time_limit: float | None = None,
         cassette: Path | None = None,
         record: bool = False,
+        reference: str | None = None,
+        model_identity: str | None = None,
     ) -> WireQualification:
         """Serve the qualification to the host ``run_agent`` runs; record the verdicts.
 
         ``run_agent(server_params, scenario_id)`` receives the endpoint URL
         (``http``) or ``mcp.StdioServerParameters`` (``stdio``).  With a
         ``cassette`` and no ``record`` the recorded conversations are replayed
-        and ``run_agent`` is never called.  Refused input (a stale cassette, a
+        and ``run_agent`` is never called.  ``reference`` (the host's
+        ``module:function``) and ``model_identity`` (your name for the model)
+        are recorded into the cassette and compared on replay, as a gate
+        file's ``planner`` and ``model``.  Refused input (a stale cassette, a
         live run without the ``mcp`` extra, …) is an error of the test.
         """
         __tracebackhide__ = True
         self._calls += 1
-        outcome = self._judge(run_agent, transport, injection_suite, time_limit, cassette, record)
-        del run_agent, cassette
+        held = (reference, model_identity)
+        outcome = self._judge(
+            run_agent, transport, injection_suite, time_limit, cassette, record, held
+        )
+        del run_agent, cassette, reference, model_identity, held
         if isinstance(outcome, BaseException):
             raise outcome from None
         return outcome
@@ -60,6 +68,7 @@ class McpAgentQualifier:
         time_limit: float | None,
         cassette: Path | None,
         record: bool,
+        held: tuple[str | None, str | None],
     ) -> WireQualification | BaseException:
         from pytest_openmed.contract import MISSING_DEPENDENCY
         from pytest_openmed.planner._gate import evaluate_injection, evaluate_report
@@ -85,6 +94,8 @@ class McpAgentQualifier:
                 record=record,
                 injection_suite=injection_suite,
                 time_limit=DEFAULT_TIME_LIMIT if time_limit is None else time_limit,
+                reference=held[0],
+                model_identity=held[1],
             )
         except REFUSED as error:
             refusal = input_refused("planner gate", error)

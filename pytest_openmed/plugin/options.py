@@ -135,9 +135,11 @@ def parse_env_name(text: str) -> str:
 
 #: The largest count of required gates (``--openmed-require N``).
 MAX_REQUIRED_GATES = 10_000
+#: The longest gate name ``--openmed-require`` takes.
+_MAX_REQUIRED_NAME = 1024
 _REQUIRED = (
-    "a required gate must be a whole number from 1 to 10000 or a gate's name: its label "
-    "(claims(name)) or node id, up to 1024 characters"
+    f"a required gate must be a whole number from 1 to {MAX_REQUIRED_GATES} or a gate's name: "
+    f"its label (claims(name)) or node id, up to {_MAX_REQUIRED_NAME} characters"
 )
 
 
@@ -147,7 +149,7 @@ def parse_required(text: str) -> int | str:
     if text.isascii() and text.isdigit():
         value = int(text, 10)
         return check_int(value, 1, MAX_REQUIRED_GATES, _REQUIRED)
-    if not text or len(text) > 1024 or not text.isprintable():
+    if not text or len(text) > _MAX_REQUIRED_NAME or not text.isprintable():
         raise InputRefused(_REQUIRED)
     return text
 

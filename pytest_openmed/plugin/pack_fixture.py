@@ -82,6 +82,7 @@ class PackAssessor:
             missing_dependency,
             record_gate_result,
             record_refusal,
+            unexpected_failure,
         )
 
         self._calls += 1
@@ -115,6 +116,12 @@ class PackAssessor:
             # Engine refusals are typed and value-free by contract; built
             # inside, raised outside, so no frame holding evidence is chained.
             refusal = input_refused("pack gate", error)
+        except Exception as error:
+            if self._item.config.getoption("fulltrace", False):
+                raise
+            # Not a typed refusal (a pack that is not a ValidationPack, …): its
+            # frames hold the key and the evidence, so only its class is shown.
+            refusal = unexpected_failure("pack", error)
         if refusal is not None:
             record_refusal(self._item, "pack", part)
             return refusal

@@ -47,6 +47,8 @@ CRASHED = "worker_crashed"
 
 #: User property carrying one verdict (canonical JSON) to the report and the xdist controller.
 USER_PROPERTY = "openmed_gate"
+#: Lines of the gates that wrote a cassette in this run (``--openmed-record``), in order.
+recordings_key = pytest.StashKey[list[str]]()
 #: User property naming the kind of a test tagged with ``openmed_gate``.
 MARKER_PROPERTY = "openmed_gate_kind"
 #: Prefix of the flat, documented junit XML properties of a verdict.
@@ -293,15 +295,10 @@ class GateRecorder:
 
     def build_report(self, exitstatus: int | None = None) -> dict[str, Any]:
         """The JSON gate report (schema: ``schemas/gate-report.schema.json``)."""
-        from pytest_openmed.contract import STATUSES  # not at load: the plugin stays cheap
+        from pytest_openmed.report.merge import gate_counts  # not at load: the plugin stays cheap
 
         gates = sorted(self.entries, key=_entry_order)
-        outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-        statuses = dict.fromkeys(STATUSES, 0)
-        for entry in gates:
-            outcomes[entry["outcome"]] += 1
-            if entry["status"] is not None:
-                statuses[entry["status"]] += 1
+        outcomes, statuses = gate_counts(gates)
         items = dict.fromkeys(ITEM_OUTCOMES, 0)
         for category in self.items.values():
             items[category] += 1
@@ -568,6 +565,8 @@ class GateRecorder:
             )
         for line, colour in terminal_lines(sorted(self.entries, key=_entry_order), self.items):
             terminalreporter.write_line(line, **{colour: True})
+        for line in self.config.stash.get(recordings_key, []):
+            terminalreporter.write_line(f"RECORDED {line}")
         for waiver in report["waivers"]:
             if waiver["applied"]:
                 terminalreporter.write_line(

@@ -22,6 +22,7 @@ from pytest_openmed.errors import InputRefused
 
 _REFERENCE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}")
 _MAX_WAIVER_FILE_BYTES = 256 * 1024
+_TOO_LARGE = f"the waiver file exceeds {_MAX_WAIVER_FILE_BYTES // 1024} KiB"
 _MAX_WAIVERS = 1000
 
 
@@ -51,7 +52,7 @@ def load_waivers(path: Path, *, today: datetime.date) -> tuple[Waiver, ...]:
     raw = read_limited(
         path,
         _MAX_WAIVER_FILE_BYTES,
-        too_large=lambda: WaiverError("the waiver file exceeds 256 KiB"),
+        too_large=lambda: WaiverError(_TOO_LARGE),
         unreadable=lambda: WaiverError("the waiver file could not be read"),
     )
     try:

@@ -39,6 +39,7 @@ REGRESSED = "baseline_regressed"
 REGRESSION_REASON = "baseline_regression"
 
 _MAX_BASELINE_BYTES = 64 * 1024 * 1024
+_TOO_LARGE = f"the baseline report exceeds {_MAX_BASELINE_BYTES // 2**20} MiB"
 #: Report schema versions a baseline may have (1.1 and 1.2 only added run metadata and counts).
 _READABLE_VERSIONS = ("1.0", "1.1", "1.2")
 
@@ -107,7 +108,7 @@ def load_baseline(path: Path) -> Baseline:
     raw = read_limited(
         path,
         _MAX_BASELINE_BYTES,
-        too_large=lambda: BaselineError("the baseline report exceeds 64 MiB"),
+        too_large=lambda: BaselineError(_TOO_LARGE),
         unreadable=lambda: BaselineError("the baseline report could not be read"),
     )
     document = loads(

@@ -47,6 +47,8 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 _PROGRAM = "openmed-report"
+#: The most conversations ``plan --per-trial`` lets one trial hold.
+_MAX_PER_TRIAL = 1000
 
 
 def _parser() -> RefusingParser:
@@ -156,8 +158,8 @@ def _plan(arguments: argparse.Namespace) -> int:
     from pytest_openmed.errors import InputRefused
 
     per_trial = arguments.per_trial
-    if per_trial is not None and not 1 <= per_trial <= 1000:
-        _say("--per-trial must be from 1 to 1000")
+    if per_trial is not None and not 1 <= per_trial <= _MAX_PER_TRIAL:
+        _say(f"--per-trial must be from 1 to {_MAX_PER_TRIAL}")
         return EXIT_USAGE
     try:
         none = minimum_trials(arguments.threshold, arguments.confidence)

@@ -24,6 +24,7 @@ __all__ = [
 
 #: Largest gate report read.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
+_TOO_LARGE = f"the report exceeds {MAX_REPORT_BYTES // 2**20} MiB"
 
 
 class ReportError(InputRefused):
@@ -81,7 +82,7 @@ def parse_report(raw: bytes) -> dict[str, Any]:
     import jsonschema
 
     if len(raw) > MAX_REPORT_BYTES:
-        raise ReportError("the report exceeds 64 MiB")
+        raise ReportError(_TOO_LARGE)
     document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
     validator = jsonschema.Draft202012Validator(_schema_for(document))
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
@@ -106,7 +107,7 @@ def parse_stored(raw: bytes) -> dict[str, Any]:
     run list read.  Every value drawn is type-checked again where it is used.
     """
     if len(raw) > MAX_REPORT_BYTES:
-        raise ReportError("the report exceeds 64 MiB")
+        raise ReportError(_TOO_LARGE)
     document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
     if not isinstance(document, dict) or document.get("schema_version") not in _STORED_VERSIONS:
         raise ReportError("the stored run is not a gate report of a readable schema version")
@@ -146,7 +147,7 @@ def read_report(path: Path) -> dict[str, Any]:
     raw = read_limited(
         path,
         MAX_REPORT_BYTES,
-        too_large=lambda: ReportError("the report exceeds 64 MiB"),
+        too_large=lambda: ReportError(_TOO_LARGE),
         unreadable=lambda: ReportError("the report could not be read"),
     )
     return parse_report(raw)

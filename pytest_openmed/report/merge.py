@@ -21,7 +21,7 @@ from typing import Any
 
 from pytest_openmed.errors import InputRefused
 
-__all__ = ["MergeError", "merge_reports"]
+__all__ = ["MergeError", "gate_counts", "merge_reports"]
 
 #: pytest exit statuses of a shard run that ran to its end (5: the shard had nothing to run).
 _COMPLETE_EXITS = (0, 1, 5)
@@ -189,13 +189,27 @@ def _shard_entry(report: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def gate_counts(gates: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], dict[str, int]]:
+    """A gate report's ``summary.outcomes`` and ``summary.statuses`` of its ``gates`` entries.
+
+    One rule for the plugin's report and a merged one, so the two count alike.
+    """
+    from pytest_openmed.contract import STATUSES
+
+    outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
+    statuses = dict.fromkeys(STATUSES, 0)
+    for entry in gates:
+        outcomes[entry["outcome"]] += 1
+        if entry["status"] is not None:
+            statuses[entry["status"]] += 1
+    return outcomes, statuses
+
+
 def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """One report of the whole run from its validated shard reports (any order).
 
     Raises :class:`MergeError` when they do not make one complete run.
     """
-    from pytest_openmed.contract import STATUSES
-
     _check_shards(reports)
     first = reports[0]
     entries: list[tuple[tuple[int, str, str], dict[str, Any]]] = []
@@ -206,12 +220,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             entries.append((key, dict(entry)))
     entries.sort(key=lambda pair: pair[0])
     gates = [entry for _, entry in entries]
-    outcomes = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}
-    statuses = dict.fromkeys(STATUSES, 0)
-    for entry in gates:
-        outcomes[entry["outcome"]] += 1
-        if entry["status"] is not None:
-            statuses[entry["status"]] += 1
+    outcomes, statuses = gate_counts(gates)
     items = dict.fromkeys(first["summary"]["items"], 0)
     for report in reports:
         for category, count in report["summary"]["items"].items():

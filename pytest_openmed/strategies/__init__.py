@@ -23,6 +23,16 @@ drawn block of bytes, so an example costs a few milliseconds
 
 from __future__ import annotations
 
+from pytest_openmed.errors import missing_extra_text
+
+try:  # the strategies extra: say which extra to install, not only the module missing
+    import hypothesis  # noqa: F401
+except ModuleNotFoundError as error:
+    text = missing_extra_text("pytest_openmed.strategies", error)
+    if text is None:
+        raise
+    raise ModuleNotFoundError(text, name=error.name) from None
+
 from pytest_openmed.strategies.claims import (
     DEFAULT_CLAIM_CLASSES,
     MAX_SAMPLE_CLAIMS,

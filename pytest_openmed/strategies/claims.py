@@ -328,7 +328,10 @@ def claims_and_evidence(
     is exercised, as is every way a claim can end up ``unresolved``.
     """
     min_claims, max_claims = sizes(
-        min_claims, max_claims, MAX_SAMPLE_CLAIMS, "need 0 <= min_claims <= max_claims <= 500"
+        min_claims,
+        max_claims,
+        MAX_SAMPLE_CLAIMS,
+        f"need 0 <= min_claims <= max_claims <= {MAX_SAMPLE_CLAIMS}",
     )
     chosen = subset(states, STATES, "states must be a non-empty subset of the four claim states")
     labels = DEFAULT_CLAIM_CLASSES if classes is None else tuple(dict.fromkeys(classes))

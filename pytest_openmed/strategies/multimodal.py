@@ -20,6 +20,7 @@ from pytest_openmed.multimodal import (
     ValidationPack,
     ValidationTask,
 )
+from pytest_openmed.multimodal.limits import MAX_ASSETS_PER_CASE
 from pytest_openmed.strategies import assets
 from pytest_openmed.strategies._arguments import sizes, subset
 from pytest_openmed.strategies._choices import Choices, seeded
@@ -182,12 +183,15 @@ def small_packs(
     the images need Pillow (the ``imaging`` extra).
     """
     min_cases, max_cases = sizes(
-        min_cases, max_cases, MAX_SAMPLE_CASES, "need 0 <= min_cases <= max_cases <= 16"
+        min_cases,
+        max_cases,
+        MAX_SAMPLE_CASES,
+        f"need 0 <= min_cases <= max_cases <= {MAX_SAMPLE_CASES}",
     )
     if min_cases < 1:
         raise InputRefused("a pack needs at least one case: min_cases >= 1")
-    if type(max_assets) is not int or not 1 <= max_assets <= 8:
-        raise InputRefused("max_assets must be from 1 to 8")
+    if type(max_assets) is not int or not 1 <= max_assets <= MAX_ASSETS_PER_CASE:
+        raise InputRefused(f"max_assets must be from 1 to {MAX_ASSETS_PER_CASE}")
     if type(abstentions) is not bool or type(safety_failures) is not bool:
         raise InvalidArgument("abstentions and safety_failures must be bools")
     try:

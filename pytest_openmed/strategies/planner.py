@@ -208,7 +208,10 @@ def proposed_tool_calls(
     on order or on the scenario, so a turn can be checked anywhere.
     """
     min_size, max_size = sizes(
-        min_size, max_size, MAX_SAMPLE_PROPOSALS, "need 0 <= min_size <= max_size <= 16"
+        min_size,
+        max_size,
+        MAX_SAMPLE_PROPOSALS,
+        f"need 0 <= min_size <= max_size <= {MAX_SAMPLE_PROPOSALS}",
     )
     chosen = subset(decisions, DECISIONS, "decisions must be a non-empty subset of the four")
     if type(malformed) is not bool:

@@ -14,10 +14,19 @@ abstain too: the entry may hide in the print.
 from __future__ import annotations
 
 import dataclasses
+import io
 
 import numpy as np
+from PIL import Image
 
-from pytest_openmed.components.forms import CONFIG_A, CONFIG_B, DEFAULT_TEMPLATE, run
+from pytest_openmed.components.forms import (
+    CONFIG_A,
+    CONFIG_B,
+    DEFAULT_TEMPLATE,
+    INTERIOR_INSET_PX,
+    FormField,
+    run,
+)
 from pytest_openmed.development.sources.forms import generate_form_grounding
 
 CONFIGS = {"A": CONFIG_A, "B": CONFIG_B}
@@ -103,3 +112,39 @@ def test_blank_hints_still_read_empty() -> None:
     empties = [n for n, t in source.truth["fields"].items() if t["state"] == "empty"]
     assert empties and all(output[name]["state"] == "empty" for name in empties)
     assert np.all([not output[n]["state"] == "abstain" for n in output])
+
+
+def test_a_blank_form_shows_no_pen_so_its_hint_boxes_abstain() -> None:
+    """A form with nothing written on it has no marks to measure its pen on: a light entry
+    over a hint could not be ruled out, so the hint boxes abstain; boxes without a hint
+    still read empty."""
+    source = generate_form_grounding(3, "nominal")  # nominal: an integer offset, no rotation
+    fields = source.truth["fields"]
+    printed = np.asarray(Image.open(io.BytesIO(source.asset)).convert("L"))
+    page = printed.copy()
+    paper = int(np.median(page))
+    hinted = [f for f in DEFAULT_TEMPLATE.fields if f.placeholder is not None]
+
+    def where(form_field: FormField) -> tuple[slice, slice]:
+        assert form_field.placeholder is not None
+        x0, y0 = fields[form_field.name]["box"][:2]
+        dx, dy = x0 - form_field.box[0], y0 - form_field.box[1]
+        px0, py0, px1, py1 = form_field.placeholder
+        return slice(py0 + dy, py1 + dy), slice(px0 + dx, px1 + dx)
+
+    # A blank box's hint as it came from the printer, printed in every hint box.
+    stamp = printed[where(next(f for f in hinted if fields[f.name]["state"] == "empty"))]
+    inset = INTERIOR_INSET_PX
+    for form_field in DEFAULT_TEMPLATE.fields:
+        x0, y0, x1, y1 = fields[form_field.name]["box"]
+        page[y0 + inset : y1 - inset, x0 + inset : x1 - inset] = paper
+    for form_field in hinted:
+        page[where(form_field)] = stamp
+    buffer = io.BytesIO()
+    Image.fromarray(page).save(buffer, format="PNG")
+    for config in CONFIGS.values():
+        read = run(buffer.getvalue(), config).output["fields"]
+        assert {name: read[name]["state"] for name in fields} == {
+            f.name: "abstain" if f.placeholder is not None else "empty"
+            for f in DEFAULT_TEMPLATE.fields
+        }

@@ -60,14 +60,29 @@ def test_a_stale_cassette_is_an_error_never_a_pass(tmp_path: Path) -> None:
         evaluate_mcp_control(stale_spec, SETTINGS)
 
 
-def test_a_live_run_that_differs_from_the_cassette_is_an_error() -> None:
-    pytest.importorskip("mcp")
+def test_a_control_whose_cassette_holds_another_host_is_stale() -> None:
     spec = mcp_spec("mcp_agent")
     gullible = mcp_spec("mcp_gullible").declaration
     assert isinstance(gullible, GateDeclaration) and isinstance(spec.declaration, GateDeclaration)
     swapped = replace(spec, declaration=replace(spec.declaration, planner=gullible.planner))
-    with pytest.raises(InputRefused, match="differs from its recorded cassette"):
+    with pytest.raises(StaleCassetteError, match="planner reference differs"):
         evaluate_mcp_control(swapped, SETTINGS)
+
+
+def test_a_live_run_that_differs_from_the_cassette_is_an_error(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    spec = mcp_spec("mcp_agent")
+    gullible = mcp_spec("mcp_gullible").declaration
+    assert isinstance(gullible, GateDeclaration) and isinstance(spec.declaration, GateDeclaration)
+    assert gullible.cassette is not None
+    # The gullible host's conversations, said to be the control host's: replay passes, live differs
+    document = json.loads(gullible.cassette.read_text())
+    document["planner_reference"] = spec.declaration.planner
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text(json.dumps(document))
+    lying = replace(spec, declaration=replace(spec.declaration, cassette=swapped))
+    with pytest.raises(InputRefused, match="differs from its recorded cassette"):
+        evaluate_mcp_control(lying, SETTINGS)
 
 
 SETTINGS = GateSettings()

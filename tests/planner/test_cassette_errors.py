@@ -22,7 +22,9 @@ from pytest_openmed.planner.cassette import (
 
 CANARY = "QQCASSETTEVALUECANARY"
 VERSION = "not a valid planner cassette (not a planner cassette of a supported version)"
-TOP_LEVEL = "cassette, dialect, non_diagnostic, runs, schema_version"
+TOP_LEVEL = (
+    "cassette, dialect, model_identity, non_diagnostic, planner_reference, runs, schema_version"
+)
 EXCHANGE_KEYS = "raised, request_digest, response, scenario_id, turn"
 
 
@@ -40,9 +42,11 @@ def exchange(**changes: object) -> dict[str, Any]:
 def cassette(**changes: object) -> dict[str, Any]:
     valid = {
         "cassette": "openmed_planner_cassette",
-        "schema_version": 1,
+        "schema_version": 2,
         "non_diagnostic": True,
         "dialect": "openai",
+        "model_identity": None,
+        "planner_reference": None,
         "runs": {"qualification": [exchange(), exchange(turn=1)]},
     }
     return {**valid, **changes}
@@ -72,13 +76,23 @@ def test_a_valid_cassette_is_read(tmp_path: Path) -> None:
         ('{\n  "cassette": \n  nope}', "line 3, column 3: not a valid planner cassette (not JSON)"),
         ("[]", f"not a valid planner cassette (top-level keys must be exactly: {TOP_LEVEL})"),
         (json.dumps(cassette(cassette="other")), f"key 'cassette': {VERSION}"),
-        (json.dumps(cassette(schema_version=2)), f"key 'schema_version': {VERSION}"),
+        (json.dumps(cassette(schema_version=3)), f"key 'schema_version': {VERSION}"),
         (json.dumps(cassette(schema_version=True)), f"key 'schema_version': {VERSION}"),
         (json.dumps(cassette(non_diagnostic=False)), f"key 'non_diagnostic': {VERSION}"),
         (
             json.dumps(cassette(dialect="gemini")),
             "key 'dialect': not a valid planner cassette (dialect must be one of: "
             "openai, anthropic, mcp)",
+        ),
+        (
+            json.dumps(cassette(model_identity="models/vendor-1")),
+            "key 'model_identity': not a valid planner cassette "
+            "(model_identity must be null or a model name)",
+        ),
+        (
+            json.dumps(cassette(planner_reference="not a reference")),
+            "key 'planner_reference': not a valid planner cassette "
+            "(planner_reference must be null or a reference like 'package.module:attribute')",
         ),
         (
             json.dumps(cassette(runs={"other": []})),
@@ -158,6 +172,8 @@ PLANTED: dict[str, Callable[[], object]] = {
     "schema version": lambda: cassette(schema_version=CANARY),
     "non_diagnostic": lambda: cassette(non_diagnostic=CANARY),
     "dialect": lambda: cassette(dialect=CANARY),
+    "model_identity": lambda: cassette(model_identity=f"{CANARY}/x"),
+    "planner_reference": lambda: cassette(planner_reference=f"{CANARY} x"),
     "run name": lambda: _run_named(f"injection[{CANARY}]"),
     "run value": lambda: cassette(runs={"qualification": CANARY}),
     "exchange key": lambda: cassette(runs={"qualification": [{**exchange(), CANARY: 1}]}),

@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 
 import pytest_openmed.planner.cassette as cassette_module
-from pytest_openmed.planner.cassette import CassetteWriteError, StaleCassetteError, qualify_wire
+from pytest_openmed.planner.cassette import (
+    CassetteWriteError,
+    StaleCassetteError,
+    qualify_wire,
+    qualify_wire_trials,
+)
 from pytest_openmed.planner.wire_controls import openai_control_model
 
 
@@ -57,3 +62,31 @@ def test_runs_the_gate_does_not_ask_for_are_not_read(tmp_path: Path) -> None:
         "openai", model=openai_control_model, cassette=target, record=True, injection_suite=True
     )
     assert qualify_wire("openai", cassette=target).report == both.report
+
+
+def test_the_suite_switched_on_is_named_even_when_trials_were_raised_too(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "c.json"
+    qualify_wire("openai", model=openai_control_model, cassette=target, record=True)
+    with pytest.raises(StaleCassetteError, match="injection_suite is on but the cassette holds"):
+        qualify_wire_trials("openai", cassette=target, injection_suite=True, trials=2)
+
+
+def test_a_recording_says_what_it_wrote_and_a_replay_that_it_wrote_nothing(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "c.json"
+    live = qualify_wire_trials("openai", model=openai_control_model, cassette=target, record=True)
+    assert live.recording is not None
+    assert (live.recording.recorded, live.recording.kept, live.recording.runs) == (1, 0, 1)
+    assert live.recording.describe().startswith("cassette recorded: 1 trial, 1 run, ")
+    resumed = qualify_wire_trials(
+        "openai", model=openai_control_model, cassette=target, record=True, trials=2
+    )
+    assert resumed.recording is not None and (
+        resumed.recording.recorded,
+        resumed.recording.kept,
+    ) == (1, 1)
+    assert qualify_wire_trials("openai", cassette=target, trials=2).recording is None
+    assert qualify_wire_trials("openai", model=openai_control_model).recording is None

@@ -84,3 +84,18 @@ def test_a_live_run_without_the_sdk_is_E013(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith("openmed-planner: E013 ")
     assert not (tmp_path / "r").exists()
+
+
+def test_a_replay_compares_the_agent_and_the_model_identity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_openmed.planner.mcp_controls import MCP_CONTROLS
+
+    recorded = str(MCP_CONTROLS[0].cassette)  # records the control agent, no model identity
+    argv = ["serve", "--cassette", recorded, "--output", str(tmp_path / "r.json")]
+    assert run([*argv, "--agent", AGENT], capsys)[0] == 0
+    for extra in (["--model-identity", "vendor-1"], ["--agent", f"{CANARY}_hosts:run_agent"]):
+        code, _, err = run([*argv, *extra], capsys)
+        assert (code, err.split(" ")[1]) == (2, "E010")
+    code, _, err = run([*argv, "--model-identity", f"{CANARY}/x"], capsys)
+    assert (code, err.split(" ")[1]) == (2, "E001")

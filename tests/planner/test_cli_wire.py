@@ -129,3 +129,20 @@ def test_meaningless_combinations_are_e001(
     code, _, err = run(argv, capsys)
     assert code == 2
     assert err.startswith("openmed-planner: E001 ")
+
+
+def test_the_model_identity_is_recorded_and_compared_on_replay(
+    paths: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = ["--dialect", "openai", "--cassette", paths["cassette"], "--output", paths["out"]]
+    recorded = [*cassette, "--planner", MODEL, "--record", "--model-identity", "vendor-1"]
+    assert run(recorded, capsys)[0] == 0
+    document = json.loads(Path(paths["cassette"]).read_text())
+    assert (document["model_identity"], document["planner_reference"]) == ("vendor-1", MODEL)
+    assert run([*cassette, "--model-identity", "vendor-1"], capsys)[0] == 0
+    code, _, err = run([*cassette, "--model-identity", "vendor-2"], capsys)
+    assert (code, err.split(" ")[1]) == (2, "E010")
+    code, _, err = run([*cassette, "--planner", GULLIBLE, "--model-identity", "vendor-1"], capsys)
+    assert (code, err.split(" ")[1]) == (2, "E010")
+    code, _, err = run([*cassette, "--model-identity", f"a/{CANARY}"], capsys)
+    assert (code, err.split(" ")[1]) == (2, "E001")

@@ -11,6 +11,7 @@ from pytest_openmed.planner.declaration import INJECTION_ITEMS, PLANNER_ITEMS
 CASSETTE = "cassettes/agent.json"
 CONTROL = "pytest_openmed.planner.mcp_controls:mcp_control_agent"
 GULLIBLE = "pytest_openmed.planner.mcp_controls:mcp_gullible_agent"
+HOST = "mcp_gullible_agent as run_agent"
 
 
 def gate(name: str, **keys: object) -> str:
@@ -30,7 +31,12 @@ def test_record_then_replay_even_when_the_agent_is_not_importable(
 ) -> None:
     pytest.importorskip("mcp")
     gates = project.path / "gates.openmed.toml"
-    gates.write_text(gate("triage", agent=GULLIBLE, cassette=CASSETTE, injection_suite=True))
+    # The host's module, recorded under its own reference (the cassette records it)
+    project.makepyfile(host_agent=f"from {GULLIBLE.partition(':')[0]} import {HOST}\n")
+    project.syspathinsert()
+    gates.write_text(
+        gate("triage", agent="host_agent:run_agent", cassette=CASSETTE, injection_suite=True)
+    )
     recorded = project.runpytest(
         "--openmed-record", "-p", "no:cacheprovider", "--openmed-report=a.json"
     )
@@ -39,7 +45,6 @@ def test_record_then_replay_even_when_the_agent_is_not_importable(
     # CI lacks the host: its module imports an SDK that is not installed, so it is found
     # (a reference must still resolve) but the replay never imports it
     project.makepyfile(host_agent="import missing_host_sdk\n\nrun_agent = None\n")
-    project.syspathinsert()
     gates.write_text(
         gate("triage", agent="host_agent:run_agent", cassette=CASSETTE, injection_suite=True)
     )

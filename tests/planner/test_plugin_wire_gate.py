@@ -83,9 +83,10 @@ def test_record_then_replay_without_calling_the_model(project: pytest.Pytester) 
 
 
 def test_a_replaying_gate_never_imports_its_model(project: pytest.Pytester) -> None:
-    write_gates(project, gate("triage", dialect="openai", cassette=CASSETTE))
+    project.makepyfile(sdk_model="from models import model\n")
+    write_gates(project, gate("triage", "sdk_model:model", dialect="openai", cassette=CASSETTE))
     project.runpytest("--openmed-record", "-p", "no:cacheprovider").assert_outcomes(passed=7)
-    # Its module imports an SDK that CI lacks: found, never imported, so the replay passes.
+    # Its module now imports an SDK that CI lacks: found, never imported, so the replay passes.
     project.makepyfile(sdk_model="import missing_sdk_module\n\nmodel = None\n")
     write_gates(
         project, gate("triage", planner="sdk_model:model", dialect="openai", cassette=CASSETTE),

@@ -166,3 +166,34 @@ def test_the_console_scripts_need_no_extra(
     assert (without.path / "r.html").stat().st_size > 0
     result = without.run(sys.executable, "-m", "pytest_openmed.planner", "--help")
     assert result.ret == 0 and "--planner" in result.stdout.str()
+
+
+@pytest.mark.parametrize("workers", WORKERS)
+def test_the_strategies_without_hypothesis_name_the_strategies_extra(
+    without: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    # Hypothesis's own pytest plugin, and pytest's assertion rewriting (which finds the
+    # modules of every installed plugin itself), would load it first.
+    monkeypatch.setenv("OPENMED_TEST_HIDDEN", "hypothesis")
+    without.makepyfile("from pytest_openmed.strategies import small_packs\n")
+    result = without.runpytest_subprocess(
+        "-p", "no:randomly", "-p", "no:hypothesispytest", "--assert=plain", *workers
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ModuleNotFoundError: pytest_openmed.strategies needs hypothesis, which is not installed: "
+            "pip install 'pytest-openmed[[]strategies[]]'"
+        ]
+    )
+
+
+def test_an_expected_import_error_stays_expected(without: pytest.Pytester) -> None:
+    """A test that expects the missing extra (``xfail(raises=ImportError)``) is not an error."""
+    without.makepyfile(
+        "import pytest\n"
+        "from pytest_openmed.components import dicom_frames\n"
+        "@pytest.mark.xfail(raises=ImportError, strict=True)\n"
+        "def test_it():\n    dicom_frames.run(b'x')\n"
+    )
+    without.runpytest_subprocess("-p", "no:randomly").assert_outcomes(xfailed=1)

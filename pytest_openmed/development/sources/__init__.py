@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed.errors import InputRefused
-from pytest_openmed.multimodal.vocabulary import CaseSlice
+from pytest_openmed.multimodal.vocabulary import SLICE_REFUSED, CaseSlice
 
 __all__ = ["SLICES", "GeneratedSource", "check_slice"]
 
@@ -26,7 +26,7 @@ SLICES = tuple(member.value for member in CaseSlice)
 
 def check_slice(slice_name: str) -> str:
     if slice_name not in SLICES:
-        raise InputRefused("slice must be one of: nominal, adverse_acquisition, ambiguity_conflict")
+        raise InputRefused(SLICE_REFUSED)
     return slice_name
 
 

@@ -273,9 +273,11 @@ def generate_dicom_frames(
     """
     check_seed(seed, "seed must be a non-negative int")
     check_slice(slice)
-    check_int(frames, _MIN_FRAMES, _MAX_FRAMES, "frames must be an int in 16..512")
-    check_int(rows, _MIN_SIDE, _MAX_SIDE, "rows must be an int in 64..512")
-    check_int(cols, _MIN_SIDE, _MAX_SIDE, "cols must be an int in 64..512")
+    check_int(
+        frames, _MIN_FRAMES, _MAX_FRAMES, f"frames must be an int in {_MIN_FRAMES}..{_MAX_FRAMES}"
+    )
+    check_int(rows, _MIN_SIDE, _MAX_SIDE, f"rows must be an int in {_MIN_SIDE}..{_MAX_SIDE}")
+    check_int(cols, _MIN_SIDE, _MAX_SIDE, f"cols must be an int in {_MIN_SIDE}..{_MAX_SIDE}")
     rng = np.random.default_rng([seed, SLICES.index(slice), 0xD1C0])
     adverse = slice == "adverse_acquisition"
     sigma = 60.0 if adverse else 20.0

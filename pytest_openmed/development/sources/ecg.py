@@ -91,7 +91,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from pytest_openmed._canonical import canonical_bytes
-from pytest_openmed.carriers.ecg import MDC_CODES, STANDARD_LEADS
+from pytest_openmed.carriers.ecg import (
+    MAX_SAMPLING_RATE_HZ,
+    MDC_CODES,
+    MIN_SAMPLING_RATE_HZ,
+    STANDARD_LEADS,
+)
 from pytest_openmed.carriers.waveform import WAVEFORM_FORMAT
 from pytest_openmed.development.sources import GeneratedSource, check_slice
 from pytest_openmed.errors import InputRefused
@@ -670,7 +675,8 @@ def synthesise_ecg(
         raise InputRefused("seed must be a non-negative int")
     if type(decimals) is not int or not 3 <= decimals <= 6:
         raise InputRefused("decimals must be an int in 3..6")
-    if not 100.0 <= sampling_rate_hz <= 2000.0 or not 5.0 <= duration_s <= 60.0:
+    rate_ok = MIN_SAMPLING_RATE_HZ <= sampling_rate_hz <= MAX_SAMPLING_RATE_HZ
+    if not rate_ok or not 5.0 <= duration_s <= 60.0:
         raise InputRefused("sampling rate or duration outside the generator's range")
     rng = np.random.default_rng([seed, 0xEC6])
     rate = float(rng.uniform(40.0, 180.0)) if heart_rate_bpm is None else float(heart_rate_bpm)

@@ -49,6 +49,9 @@ __all__ = [
 MEDIA_TYPE = "image/tiff"
 #: Storage tile edge (pixels) at every level.
 TILE = 256
+#: Pyramid levels and level-0 edge a generated slide may have.
+_MIN_LEVELS, _MAX_LEVELS = 3, 6
+_MIN_SIZE, _MAX_SIZE = 512, 4096
 #: Kinds of pyramid inconsistency the generator can plant.
 INCONSISTENCIES = ("none", "patch", "shift")
 
@@ -246,10 +249,12 @@ def generate_wsi_tiles(
     """
     check_seed(seed, "seed must be a non-negative int")
     check_slice(slice)
-    check_int(levels, 3, 6, "levels must be an int in 3..6")
-    check_int(size, 512, 4096, "size must be an int in 512..4096")
+    check_int(
+        levels, _MIN_LEVELS, _MAX_LEVELS, f"levels must be an int in {_MIN_LEVELS}..{_MAX_LEVELS}"
+    )
+    check_int(size, _MIN_SIZE, _MAX_SIZE, f"size must be an int in {_MIN_SIZE}..{_MAX_SIZE}")
     if size % TILE:
-        raise InputRefused("size must be a multiple of 256")
+        raise InputRefused(f"size must be a multiple of {TILE}")
     if inconsistency is None:
         inconsistency = "patch" if slice == "ambiguity_conflict" else "none"
     if inconsistency not in INCONSISTENCIES:
