@@ -119,7 +119,11 @@ class PlannerNotCallable(UnloadablePlanner):
 
 
 class PlannerImportRaised(UnloadablePlanner):
-    """Importing the module (or reading the attribute) raised, ``SystemExit`` included."""
+    """Importing the module (or reading the attribute) raised, ``SystemExit`` included.
+
+    So does a module that skips itself (``pytest.skip(allow_module_level=True)``)
+    or raises any other ``BaseException``: a gate never vanishes as skipped.
+    """
 
     code = "OPENMED-PLANNER-IMPORT-RAISED"
     _text = "names a module that raised an exception while it was imported"
@@ -131,15 +135,18 @@ def load_planner(reference: str) -> Callable[..., object]:
     Whatever goes wrong, the error raised carries no part of the reference, no
     path and no import error (it is raised outside the failing frame, so not
     even as ``__context__``), only which of four things failed (an
-    :class:`UnloadablePlanner` subclass).  A ``SystemExit`` raised by the
-    module is such a failure, not the end of the run; ``KeyboardInterrupt``
-    still propagates.  Output printed while importing is discarded.
+    :class:`UnloadablePlanner` subclass).  A ``SystemExit`` (or any other
+    ``BaseException``, a pytest skip among them) raised by the module is such
+    a failure, not the end of the run; ``KeyboardInterrupt`` still propagates
+    (raised afresh, without the module's message or frames).  Output printed
+    while importing is discarded.
     """
     if not is_reference(reference):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
     failure: type[UnloadablePlanner] | None = None
     planner: object = None
+    interrupted = False
     with discarded_output():
         try:
             module = importlib.import_module(module_name)
@@ -149,15 +156,21 @@ def load_planner(reference: str) -> Callable[..., object]:
                 if _names_the_module(error.name, module_name)
                 else PlannerImportRaised
             )
-        except (Exception, SystemExit):
+        except KeyboardInterrupt:
+            interrupted = True
+        except BaseException:
             failure = PlannerImportRaised
         else:
             try:
                 planner = getattr(module, attribute)
             except AttributeError:
                 failure = PlannerAttributeMissing
-            except (Exception, SystemExit):
+            except KeyboardInterrupt:
+                interrupted = True
+            except BaseException:
                 failure = PlannerImportRaised
+    if interrupted:  # a fresh one: not the module's message, file or frames
+        raise KeyboardInterrupt from None
     if failure is None and not callable(planner):
         failure = PlannerNotCallable
     if failure is not None:
@@ -179,14 +192,19 @@ def check_resolves(reference: str) -> None:
         raise MalformedPlannerReference()
     module_name = reference.partition(":")[0]
     failure: type[UnloadablePlanner] | None = None
+    interrupted = False
     with discarded_output():
         try:
             if importlib.util.find_spec(module_name) is None:
                 failure = PlannerModuleNotFound
         except ModuleNotFoundError:
             failure = PlannerModuleNotFound
-        except (Exception, SystemExit):
+        except KeyboardInterrupt:
+            interrupted = True
+        except BaseException:
             failure = PlannerImportRaised
+    if interrupted:  # a fresh one: not the module's message, file or frames
+        raise KeyboardInterrupt from None
     if failure is not None:
         raise failure()
 

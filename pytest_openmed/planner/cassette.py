@@ -43,7 +43,7 @@ from pytest_openmed.planner.declaration import (
     check_model_identity,
     is_reference,
 )
-from pytest_openmed.planner.harness import qualify_planner
+from pytest_openmed.planner.harness import HarnessStop, qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
 from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIO_IDS
@@ -223,10 +223,10 @@ def _split_run(name: str) -> tuple[str, int] | None:
     return match["run"], int(match["index"])
 
 
-class _Stale(BaseException):
+class _Stale(HarnessStop):
     """Raised inside the harness on a stale request.
 
-    Not an ``Exception``, so the harness does not count it as a planner error
+    A :class:`HarnessStop`, so the harness does not count it as a planner error
     and carry on: no report may come out of a stale replay.
     """
 
