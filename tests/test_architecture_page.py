@@ -89,6 +89,7 @@ WALK: dict[str, dict[str, tuple[str, ...]]] = {
         "multimodal/qualification.py": ("ReviewerQualification", "check_eligible"),
         "multimodal/review.py": ("prepare_review", "verify_review_evidence"),
         "multimodal/errors.py": ("ReviewerRecused", "ReviewerOutOfScope"),
+        "multimodal/assess.py": ("assess_validation",),
     },
     "Suppression, minimum cell 5": {
         "multimodal/suppression.py": ("is_small_cell", "block_suppressed"),
