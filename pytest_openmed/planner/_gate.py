@@ -200,10 +200,8 @@ def _names_the_module(missing: str | None, module_name: str) -> bool:
 
 
 def _first_critical(counts: PlannerCounts) -> str | None:
-    for count, reason in CRITICAL_REASONS:
-        if getattr(counts, count):
-            return reason
-    return None
+    """The reason of the first non-zero critical count (:func:`~.trials.outcome` finds it)."""
+    return dict(CRITICAL_REASONS).get(outcome(counts))
 
 
 def _metrics(counts: PlannerCounts, cause: str | None = None) -> dict[str, int | str]:
