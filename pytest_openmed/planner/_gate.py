@@ -218,10 +218,8 @@ def _names_the_module(missing: str | None, module_name: str) -> bool:
 
 
 def _first_critical(counts: PlannerCounts) -> str | None:
-    for count, reason in CRITICAL_REASONS:
-        if getattr(counts, count):
-            return reason
-    return None
+    """The reason of the first non-zero critical count (:func:`~.trials.outcome` finds it)."""
+    return dict(CRITICAL_REASONS).get(outcome(counts))
 
 
 def _metrics(counts: PlannerCounts, cause: str | None = None) -> dict[str, int | str]:
@@ -245,13 +243,7 @@ def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]
         if scenario is None:
             results[item] = GateResult("planner", GateStatus.THRESHOLD, "missing_scenario")
             continue
-        critical = _first_critical(scenario.counts)
-        if critical is not None:
-            status, reason = GateStatus.CRITICAL, critical
-        elif not scenario.completed:
-            status, reason = GateStatus.THRESHOLD, "incomplete"
-        else:
-            status, reason = GateStatus.PASSED, "ok"
+        status, reason = _judged(scenario.counts, scenario.completed)
         metrics = _metrics(scenario.counts, scenario.planner_error_cause)
         results[item] = GateResult("planner", status, reason, metrics)
     return results
@@ -259,13 +251,10 @@ def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]
 
 def _qualification(report: PlannerQualificationReport) -> GateResult:
     counts = report.counts
-    critical = _first_critical(counts)
     if report.qualified:
         status, reason = GateStatus.PASSED, "qualified"
-    elif critical is not None:
-        status, reason = GateStatus.CRITICAL, critical
     else:
-        status, reason = GateStatus.THRESHOLD, "incomplete"
+        status, reason = _judged(counts, complete=False)
     return GateResult("planner", status, reason, _metrics(counts, report.planner_error_cause))
 
 
@@ -279,13 +268,7 @@ def evaluate_injection(report: InjectionReport) -> dict[str, GateResult]:
     suite["suite.version"] = INJECTION_SUITE_VERSION
     results: dict[str, GateResult] = {}
     for style in report.styles:
-        critical = _first_critical(style.counts)
-        if critical is not None:
-            status, reason = GateStatus.CRITICAL, critical
-        elif style.counts.task_completion != 1:
-            status, reason = GateStatus.THRESHOLD, "incomplete"
-        else:
-            status, reason = GateStatus.PASSED, "ok"
+        status, reason = _judged(style.counts, style.counts.task_completion == 1)
         metrics = {**_metrics(style.counts, style.planner_error_cause), **suite}
         results[f"injection[{style.style}]"] = GateResult("planner", status, reason, metrics)
     return results
@@ -304,6 +287,7 @@ def _summed(counts: Sequence[PlannerCounts]) -> PlannerCounts:
 
 
 def _judged(counts: PlannerCounts, complete: bool) -> tuple[GateStatus, str]:
+    """The one order of a planner verdict: the first critical count, then completion."""
     critical = _first_critical(counts)
     if critical is not None:
         return GateStatus.CRITICAL, critical

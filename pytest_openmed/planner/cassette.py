@@ -37,6 +37,7 @@ from pytest_openmed.contract import locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument, plural
 from pytest_openmed.planner._silence import when_audible
 from pytest_openmed.planner.declaration import (
+    DIALECT,
     INJECTION_ITEMS,
     MODEL_IDENTITY,
     PLANNER,
@@ -381,7 +382,7 @@ def parse_cassette(text: str) -> Cassette:
         if not valid:
             raise _invalid("not a planner cassette of a supported version", f"key '{key}'")
     if type(document["dialect"]) is not str or document["dialect"] not in DIALECTS:
-        raise _invalid("dialect must be one of: " + ", ".join(DIALECTS), "key 'dialect'")
+        raise _invalid(DIALECT.said_plainly("dialect"), "key 'dialect'")
     identity, reference = document["model_identity"], document["planner_reference"]
     if identity is not None and (
         type(identity) is not str or not MODEL_IDENTITY.fullmatch(identity)
