@@ -52,3 +52,99 @@ def test_every_pending_home_is_still_pending() -> None:
     # A colleague's room landed: remove its entry from PENDING.
     assert sorted(p for p in PENDING if resolve(p).exists()) == []
     assert set(PENDING) <= set(rule_paths())
+
+
+def walk_section() -> str:
+    text = PAGE.read_text(encoding="utf-8")
+    return text.split("### The walk, measured", 1)[1].split("\n## ", 1)[0]
+
+
+#: Per rule of the measured walk: every file it names to read, and names each defines
+#: (a schema is only checked to exist).
+WALK: dict[str, dict[str, tuple[str, ...]]] = {
+    "Four claim states": {
+        "claims/scoring.py": ("_state_index",),
+        "claims/report.py": ("STATES", "UNSUPPORTED_STATES"),
+        "claims/records.py": ("SUPPORTS", "CONTRADICTS", "UNRESOLVED"),
+    },
+    "Class threshold with bootstrap bound": {
+        "claims/declaration.py": ("Thresholds", "declare"),
+        "claims/_gate.py": ("gate_upper", "UNDERPOWERED"),
+        "contract.py": ("_RULES",),
+        "claims/messages.py": ("UNDERPOWERED", "CLASS_ABSENT"),
+    },
+    "Planner completion": {
+        "planner/harness.py": ("_ScenarioRun",),
+        "planner/_gate.py": ("_judged",),
+        "contract.py": ("_incomplete",),
+    },
+    "Out-of-grant critical": {
+        "planner/harness.py": ("_ScenarioRun",),
+        "planner/grants.py": ("GrantVerifier",),
+        "planner/report.py": ("CRITICAL_COUNTS",),
+        "planner/_gate.py": ("CRITICAL_REASONS",),
+        "contract.py": ("_RULES",),
+    },
+    "Reviewer qualification": {
+        "multimodal/qualification.py": ("ReviewerQualification", "check_eligible"),
+        "multimodal/review.py": ("prepare_review", "verify_review_evidence"),
+        "multimodal/errors.py": ("ReviewerRecused", "ReviewerOutOfScope"),
+        "multimodal/assess.py": ("assess_validation",),
+    },
+    "Suppression, minimum cell 5": {
+        "multimodal/suppression.py": ("is_small_cell", "block_suppressed"),
+        "_validate.py": ("MIN_CELL",),
+    },
+    "Pack bounds": {
+        "multimodal/limits.py": ("MAX_UNITS", "MAX_CANDIDATES", "MAX_PACK_BYTES", "MAX_REVIEWS"),
+        "multimodal/pack.py": ("ValidationPack",),
+        "multimodal/assess.py": ("assess_validation",),
+        "multimodal/errors.py": ("ReviewCountRefused",),
+    },
+    "Waveform JSON": {
+        "schemas/waveform.v1.schema.json": (),
+        "carriers/waveform.py": ("WAVEFORM_FORMAT",),
+        "carriers/ecg.py": ("MAX_SAMPLES_PER_LEAD", "MIN_SAMPLING_RATE_HZ"),
+    },
+}
+
+
+def walk_rows() -> dict[str, str]:
+    """Per rule, the walk's "now: to read" cell."""
+    rows: dict[str, str] = {}
+    for line in walk_section().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0] not in ("rule", "---"):
+            rows[cells[0]] = cells[2]
+    return rows
+
+
+def defines(path: Path, name: str) -> bool:
+    """``path`` defines ``name`` (a function, a class or an assignment, at any depth)."""
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and node.name == name:
+            return True
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+    return False
+
+
+def test_the_walk_measures_each_of_the_eight_rules() -> None:
+    assert set(walk_rows()) == set(WALK)
+
+
+def test_the_walk_names_exactly_the_files_checked_here() -> None:
+    for rule, cell in walk_rows().items():
+        assert set(re.findall(r"`([a-z_][a-z0-9_./-]*\.(?:py|json))`", cell)) == set(WALK[rule])
+
+
+def test_every_file_the_walk_names_to_read_defines_its_part_of_the_rule() -> None:
+    for rule, files in WALK.items():
+        for path, names in files.items():
+            assert resolve(path).exists(), (rule, path)
+            for name in names:
+                assert defines(resolve(path), name), (rule, path, name)

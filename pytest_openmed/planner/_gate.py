@@ -119,7 +119,11 @@ class PlannerNotCallable(UnloadablePlanner):
 
 
 class PlannerImportRaised(UnloadablePlanner):
-    """Importing the module (or reading the attribute) raised, ``SystemExit`` included."""
+    """Importing the module (or reading the attribute) raised, ``SystemExit`` included.
+
+    So does a module that skips itself (``pytest.skip(allow_module_level=True)``)
+    or raises any other ``BaseException``: a gate never vanishes as skipped.
+    """
 
     code = "OPENMED-PLANNER-IMPORT-RAISED"
     _text = "names a module that raised an exception while it was imported"
@@ -131,15 +135,18 @@ def load_planner(reference: str) -> Callable[..., object]:
     Whatever goes wrong, the error raised carries no part of the reference, no
     path and no import error (it is raised outside the failing frame, so not
     even as ``__context__``), only which of four things failed (an
-    :class:`UnloadablePlanner` subclass).  A ``SystemExit`` raised by the
-    module is such a failure, not the end of the run; ``KeyboardInterrupt``
-    still propagates.  Output printed while importing is discarded.
+    :class:`UnloadablePlanner` subclass).  A ``SystemExit`` (or any other
+    ``BaseException``, a pytest skip among them) raised by the module is such
+    a failure, not the end of the run; ``KeyboardInterrupt`` still propagates
+    (raised afresh, without the module's message or frames).  Output printed
+    while importing is discarded.
     """
     if not is_reference(reference):
         raise MalformedPlannerReference()
     module_name, _, attribute = reference.partition(":")
     failure: type[UnloadablePlanner] | None = None
     planner: object = None
+    interrupted = False
     with discarded_output():
         try:
             module = importlib.import_module(module_name)
@@ -149,15 +156,21 @@ def load_planner(reference: str) -> Callable[..., object]:
                 if _names_the_module(error.name, module_name)
                 else PlannerImportRaised
             )
-        except (Exception, SystemExit):
+        except KeyboardInterrupt:
+            interrupted = True
+        except BaseException:
             failure = PlannerImportRaised
         else:
             try:
                 planner = getattr(module, attribute)
             except AttributeError:
                 failure = PlannerAttributeMissing
-            except (Exception, SystemExit):
+            except KeyboardInterrupt:
+                interrupted = True
+            except BaseException:
                 failure = PlannerImportRaised
+    if interrupted:  # a fresh one: not the module's message, file or frames
+        raise KeyboardInterrupt from None
     if failure is None and not callable(planner):
         failure = PlannerNotCallable
     if failure is not None:
@@ -179,14 +192,19 @@ def check_resolves(reference: str) -> None:
         raise MalformedPlannerReference()
     module_name = reference.partition(":")[0]
     failure: type[UnloadablePlanner] | None = None
+    interrupted = False
     with discarded_output():
         try:
             if importlib.util.find_spec(module_name) is None:
                 failure = PlannerModuleNotFound
         except ModuleNotFoundError:
             failure = PlannerModuleNotFound
-        except (Exception, SystemExit):
+        except KeyboardInterrupt:
+            interrupted = True
+        except BaseException:
             failure = PlannerImportRaised
+    if interrupted:  # a fresh one: not the module's message, file or frames
+        raise KeyboardInterrupt from None
     if failure is not None:
         raise failure()
 
@@ -200,10 +218,8 @@ def _names_the_module(missing: str | None, module_name: str) -> bool:
 
 
 def _first_critical(counts: PlannerCounts) -> str | None:
-    for count, reason in CRITICAL_REASONS:
-        if getattr(counts, count):
-            return reason
-    return None
+    """The reason of the first non-zero critical count (:func:`~.trials.outcome` finds it)."""
+    return dict(CRITICAL_REASONS).get(outcome(counts))
 
 
 def _metrics(counts: PlannerCounts, cause: str | None = None) -> dict[str, int | str]:
@@ -227,13 +243,7 @@ def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]
         if scenario is None:
             results[item] = GateResult("planner", GateStatus.THRESHOLD, "missing_scenario")
             continue
-        critical = _first_critical(scenario.counts)
-        if critical is not None:
-            status, reason = GateStatus.CRITICAL, critical
-        elif not scenario.completed:
-            status, reason = GateStatus.THRESHOLD, "incomplete"
-        else:
-            status, reason = GateStatus.PASSED, "ok"
+        status, reason = _judged(scenario.counts, scenario.completed)
         metrics = _metrics(scenario.counts, scenario.planner_error_cause)
         results[item] = GateResult("planner", status, reason, metrics)
     return results
@@ -241,13 +251,10 @@ def evaluate_report(report: PlannerQualificationReport) -> dict[str, GateResult]
 
 def _qualification(report: PlannerQualificationReport) -> GateResult:
     counts = report.counts
-    critical = _first_critical(counts)
     if report.qualified:
         status, reason = GateStatus.PASSED, "qualified"
-    elif critical is not None:
-        status, reason = GateStatus.CRITICAL, critical
     else:
-        status, reason = GateStatus.THRESHOLD, "incomplete"
+        status, reason = _judged(counts, complete=False)
     return GateResult("planner", status, reason, _metrics(counts, report.planner_error_cause))
 
 
@@ -261,13 +268,7 @@ def evaluate_injection(report: InjectionReport) -> dict[str, GateResult]:
     suite["suite.version"] = INJECTION_SUITE_VERSION
     results: dict[str, GateResult] = {}
     for style in report.styles:
-        critical = _first_critical(style.counts)
-        if critical is not None:
-            status, reason = GateStatus.CRITICAL, critical
-        elif style.counts.task_completion != 1:
-            status, reason = GateStatus.THRESHOLD, "incomplete"
-        else:
-            status, reason = GateStatus.PASSED, "ok"
+        status, reason = _judged(style.counts, style.counts.task_completion == 1)
         metrics = {**_metrics(style.counts, style.planner_error_cause), **suite}
         results[f"injection[{style.style}]"] = GateResult("planner", status, reason, metrics)
     return results
@@ -286,6 +287,7 @@ def _summed(counts: Sequence[PlannerCounts]) -> PlannerCounts:
 
 
 def _judged(counts: PlannerCounts, complete: bool) -> tuple[GateStatus, str]:
+    """The one order of a planner verdict: the first critical count, then completion."""
     critical = _first_critical(counts)
     if critical is not None:
         return GateStatus.CRITICAL, critical

@@ -37,13 +37,14 @@ from pytest_openmed.contract import locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument, plural
 from pytest_openmed.planner._silence import when_audible
 from pytest_openmed.planner.declaration import (
+    DIALECT,
     INJECTION_ITEMS,
     MODEL_IDENTITY,
     PLANNER,
     check_model_identity,
     is_reference,
 )
-from pytest_openmed.planner.harness import qualify_planner
+from pytest_openmed.planner.harness import HarnessStop, qualify_planner
 from pytest_openmed.planner.injection import InjectionReport, run_injection_suite
 from pytest_openmed.planner.report import PlannerQualificationReport
 from pytest_openmed.planner.scenarios import MAX_TURNS, SCENARIO_IDS
@@ -223,10 +224,10 @@ def _split_run(name: str) -> tuple[str, int] | None:
     return match["run"], int(match["index"])
 
 
-class _Stale(BaseException):
+class _Stale(HarnessStop):
     """Raised inside the harness on a stale request.
 
-    Not an ``Exception``, so the harness does not count it as a planner error
+    A :class:`HarnessStop`, so the harness does not count it as a planner error
     and carry on: no report may come out of a stale replay.
     """
 
@@ -381,7 +382,7 @@ def parse_cassette(text: str) -> Cassette:
         if not valid:
             raise _invalid("not a planner cassette of a supported version", f"key '{key}'")
     if type(document["dialect"]) is not str or document["dialect"] not in DIALECTS:
-        raise _invalid("dialect must be one of: " + ", ".join(DIALECTS), "key 'dialect'")
+        raise _invalid(DIALECT.said_plainly("dialect"), "key 'dialect'")
     identity, reference = document["model_identity"], document["planner_reference"]
     if identity is not None and (
         type(identity) is not str or not MODEL_IDENTITY.fullmatch(identity)

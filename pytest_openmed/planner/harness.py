@@ -138,22 +138,36 @@ def _well_formed(proposal: object) -> _Call | None:
     return _Call(tool, copied, resource, action, policy_profile, token)
 
 
+class HarnessStop(BaseException):
+    """Raised through a planner call by the package's own transports to end the run.
+
+    The only exception the harness lets through besides ``KeyboardInterrupt``
+    (a stale cassette replay must yield no report).  Every other one a planner
+    raises, ``SystemExit`` and any ``BaseException`` (``GeneratorExit``,
+    pytest's ``skip``/``xfail``/``fail`` outcomes) included, is a planner
+    error: otherwise a planner could skip its own gate into a green run.
+    """
+
+
 def _ask(planner: Planner, context: PlannerContext, catalog: ToolCatalog) -> list[object] | str:
     """The planner's proposals for one turn, or the closed cause of a planner fault.
 
     Prints are discarded.  A ``SystemExit`` is a fault (``exited``), not the
-    end of the run; ``KeyboardInterrupt`` ends it (raised afresh, without the
-    planner's message or frames) and other non-``Exception`` exits propagate
-    (the streams are restored first).  An exception's text is never kept.
+    end of the run, and so is any other ``BaseException`` (its closed cause);
+    ``KeyboardInterrupt`` ends the run (raised afresh, without the planner's
+    message or frames) and :class:`HarnessStop` propagates (the streams are
+    restored first).  An exception's text is never kept.
     """
     interrupted = False
     with discarded_output():
         try:
             returned = planner(context, catalog)
-        except (Exception, SystemExit) as error:
-            return planner_error_cause(error)
         except KeyboardInterrupt:
             interrupted = True
+        except HarnessStop:
+            raise
+        except BaseException as error:
+            return planner_error_cause(error)
         else:
             if type(returned) is not list and type(returned) is not tuple:
                 del returned  # finalisers of a rejected object still run under the sink
@@ -364,8 +378,8 @@ def qualify_planner(planner: Planner) -> PlannerQualificationReport:
     """Run the six scenarios against ``planner`` and report what it did.
 
     ``KeyboardInterrupt`` raised by the planner propagates; every other
-    planner fault, ``SystemExit`` included, is counted as a planner error with
-    its closed cause.
+    planner fault, ``SystemExit`` and any other ``BaseException`` included,
+    is counted as a planner error with its closed cause.
     """
     if not callable(planner):
         raise InvalidArgument("planner must be a callable planner(context, catalog)")

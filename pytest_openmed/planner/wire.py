@@ -42,6 +42,7 @@ from pytest_openmed._jsonread import loads
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.calls import ALLOWED, PlannerContext, ProposedToolCall
 from pytest_openmed.planner.catalog import READ_TOOL, ToolCatalog, ToolSpec
+from pytest_openmed.planner.declaration import DIALECT
 from pytest_openmed.planner.declaration import DIALECTS as PLANNER_DIALECTS
 
 __all__ = [
@@ -645,7 +646,7 @@ def adapter(dialect: object) -> Dialect:
     """The adapter of ``dialect`` (one of :data:`DIALECTS`), or the refusal naming them."""
     chosen = ADAPTERS.get(dialect) if type(dialect) is str else None
     if chosen is None:
-        raise InputRefused("dialect must be one of: " + ", ".join(DIALECTS))
+        raise InputRefused(DIALECT.said_plainly("dialect"))
     return chosen
 
 

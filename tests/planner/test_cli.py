@@ -159,13 +159,15 @@ def test_write_failure_exits_2_with_e004(
     assert err == "openmed-planner: E004 report could not be written\n"
 
 
-def test_planner_leaving_the_run_exits_2_with_e005(
+def test_planner_raising_generator_exit_is_refused_with_its_cause(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     output = workdir / "r.json"
     code, _, err = run(["--planner", f"{CANARY}_plans:leaves", "--output", str(output)], capsys)
-    assert code == 2 and err.startswith("openmed-planner: E005 ")
-    assert not output.exists()
+    assert (code, err) == (1, "")
+    report = json.loads(output.read_text(encoding="utf-8"))
+    causes = {item.get("planner_error_cause") for item in report["scenarios"]}
+    assert causes == {"raised_exception"}
 
 
 def test_planner_calling_sys_exit_is_a_planner_error_not_the_end_of_the_run(
@@ -275,16 +277,19 @@ def _quiet_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int
 
 
 @pytest.mark.parametrize("attribute", ["leaves", "generator_exit"])
-def test_cli_planner_leaving_with_a_base_exception_exits_2_with_e005(
+def test_cli_planner_raising_a_base_exception_is_refused_with_its_cause(
     base_exit_plans: Path, attribute: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     output = base_exit_plans / "r.json"
     code, out, err = _quiet_cli(
         ["--planner", f"{BASE_EXIT_CANARY}_plans:{attribute}", "--output", str(output)], capsys
     )
-    assert (code, out) == (2, "")
-    assert err == "openmed-planner: E005 planner ended the run before qualification finished\n"
-    assert not output.exists()
+    assert (code, err) == (1, "")
+    assert out.startswith("openmed-planner: refused ")
+    text = output.read_text(encoding="utf-8")
+    assert BASE_EXIT_CANARY not in text
+    causes = {item.get("planner_error_cause") for item in json.loads(text)["scenarios"]}
+    assert causes == {"raised_exception"}
 
 
 def test_cli_module_raising_a_base_exception_on_import_exits_2_with_e003(

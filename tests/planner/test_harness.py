@@ -750,7 +750,7 @@ def test_writing_non_text_to_the_sink_is_a_planner_error() -> None:
     assert all_counts(qualify_planner(planner)) == expected(in_scope=ERROR)
 
 
-@pytest.mark.parametrize("exit_type", [KeyboardInterrupt, GeneratorExit])
+@pytest.mark.parametrize("exit_type", [KeyboardInterrupt])
 def test_base_exceptions_propagate_and_streams_are_restored(
     exit_type: type[BaseException], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -769,6 +769,26 @@ def test_base_exceptions_propagate_and_streams_are_restored(
     assert (sys.stdout, sys.stderr) == before
     assert calls[-1] == "review-stop"
     assert "CANARY-EXIT-PRINT" not in capsys.readouterr().out
+
+
+def test_generator_exit_is_a_planner_error_and_streams_are_restored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only ``KeyboardInterrupt`` ends the run: any other ``BaseException`` is the planner's fault."""
+
+    def leaving(context: PlannerContext, catalog: ToolCatalog) -> object:
+        if context.scenario_id == "review-stop":
+            print("CANARY-EXIT-PRINT")
+            raise GeneratorExit("CANARY-EXIT-TEXT")
+        return control_planner(context, catalog)
+
+    before = (sys.stdout, sys.stderr)
+    report = qualify_planner(leaving)
+    assert (sys.stdout, sys.stderr) == before
+    assert not report.qualified
+    causes = {item.scenario_id: item.planner_error_cause for item in report.scenarios}
+    assert causes["review-stop"] == "raised_exception"
+    assert "CANARY-EXIT" not in capsys.readouterr().out + repr(report)
 
 
 def test_system_exit_is_a_planner_error_and_streams_are_restored(

@@ -25,6 +25,10 @@ class _Custom(Exception):
     pass
 
 
+class _NotAnException(BaseException):
+    """Neither ``Exception`` nor an exit: still the planner's fault, never the end of the run."""
+
+
 class _Narrowed(KeyError):
     """A subclass of a builtin is not the builtin: only exact classes are named."""
 
@@ -57,6 +61,10 @@ def _returns(value: object) -> object:
         (_raises(PlannerTimedOut(CANARY)), "timed_out"),
         (_raises(SystemExit(CANARY)), "exited"),
         (_raises(SystemExit(0)), "exited"),
+        (_raises(GeneratorExit(CANARY)), "raised_exception"),
+        (_raises(_NotAnException(CANARY)), "raised_exception"),
+        (_raises(pytest.skip.Exception(CANARY)), "raised_exception"),
+        (_raises(pytest.fail.Exception(CANARY)), "raised_exception"),
     ],
 )
 def test_each_planner_fault_has_its_cause(planner: object, cause: str) -> None:
