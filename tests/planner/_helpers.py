@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -192,3 +193,31 @@ def run_cli(
     captured = capsys.readouterr()
     assert canary not in captured.out + captured.err
     return code, captured.out, captured.err
+
+
+#: A user's wire-format model module: the OpenAI-dialect control model.
+WIRE_MODELS = "from pytest_openmed.planner.wire_controls import openai_control_model as model\n"
+
+
+def wire_gate(cassette: str, **keys: object) -> str:
+    """A ``[[planner]]`` table, ``triage``, for the wire model of :data:`WIRE_MODELS`.
+
+    ``keys`` add to or replace the table's keys (their values written as JSON).
+    """
+    table = {"planner": "models:model", "dialect": "openai", "cassette": cassette, **keys}
+    return '[[planner]]\nname = "triage"\n' + "".join(
+        f"{key} = {json.dumps(value)}\n" for key, value in table.items()
+    )
+
+
+def make_wire_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project holding the wire model on pytest's ``pythonpath`` and a ``cassettes`` folder."""
+    pytester.makepyfile(models=WIRE_MODELS)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "cassettes").mkdir()
+    return pytester
+
+
+def write_gates(project: pytest.Pytester, table: str) -> None:
+    """Write ``table`` as the project's one gate file."""
+    (project.path / "gates.openmed.toml").write_text(table, encoding="utf-8")

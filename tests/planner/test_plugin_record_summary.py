@@ -6,43 +6,29 @@ import json
 
 import pytest
 
+from ._helpers import wire_gate, write_gates
+
 CANARY = "QQRECORDSUMMARYCANARY"
 CASSETTE = f"cassettes/{CANARY}.json"
-MODELS = "from pytest_openmed.planner.wire_controls import openai_control_model as model\n"
 GATE = "gates.openmed.toml::planner(triage)"
 
 
 def gate(**keys: object) -> str:
-    table = {"planner": "models:model", "dialect": "openai", "cassette": CASSETTE, **keys}
-    return '[[planner]]\nname = "triage"\n' + "".join(
-        f"{key} = {json.dumps(value)}\n" for key, value in table.items()
-    )
+    return wire_gate(CASSETTE, **keys)
 
 
-@pytest.fixture
-def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makepyfile(models=MODELS)
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    (pytester.path / "cassettes").mkdir()
-    return pytester
-
-
-def write(project: pytest.Pytester, table: str) -> None:
-    (project.path / "gates.openmed.toml").write_text(table, encoding="utf-8")
-
-
-def counts(project: pytest.Pytester) -> tuple[int, int]:
-    runs = json.loads((project.path / CASSETTE).read_text())["runs"]
+def counts(wire_project: pytest.Pytester) -> tuple[int, int]:
+    runs = json.loads((wire_project.path / CASSETTE).read_text())["runs"]
     return len(runs), sum(len(exchanges) for exchanges in runs.values())
 
 
 def test_a_recording_says_how_many_trials_runs_and_exchanges_it_wrote(
-    project: pytest.Pytester,
+    wire_project: pytest.Pytester,
 ) -> None:
-    write(project, gate(injection_suite=True, trials=2))
-    result = project.runpytest("--openmed-record", "-q")
+    write_gates(wire_project, gate(injection_suite=True, trials=2))
+    result = wire_project.runpytest("--openmed-record", "-q")
     result.assert_outcomes(passed=21)
-    runs, exchanges = counts(project)
+    runs, exchanges = counts(wire_project)
     assert runs == 2 * 15
     result.stdout.fnmatch_lines(
         [f"RECORDED {GATE}: cassette recorded: 2 trials, {runs} runs, {exchanges} exchanges"]
@@ -50,26 +36,28 @@ def test_a_recording_says_how_many_trials_runs_and_exchanges_it_wrote(
     assert CANARY not in result.stdout.str() + result.stderr.str()
 
 
-def test_a_resumed_recording_says_how_many_trials_it_kept(project: pytest.Pytester) -> None:
-    write(project, gate(trials=2))
-    project.runpytest("--openmed-record").assert_outcomes(passed=7)
-    write(project, gate(trials=3))
-    result = project.runpytest("--openmed-record")
+def test_a_resumed_recording_says_how_many_trials_it_kept(wire_project: pytest.Pytester) -> None:
+    write_gates(wire_project, gate(trials=2))
+    wire_project.runpytest("--openmed-record").assert_outcomes(passed=7)
+    write_gates(wire_project, gate(trials=3))
+    result = wire_project.runpytest("--openmed-record")
     result.assert_outcomes(passed=7)
-    runs, exchanges = counts(project)
+    runs, exchanges = counts(wire_project)
     assert runs == 3
     result.stdout.fnmatch_lines(
         [f"RECORDED {GATE}: cassette resumed: 2 trials kept, 1 recorded; 3 runs, {exchanges}*"]
     )
 
 
-def test_a_replay_and_a_live_run_say_nothing_was_recorded(project: pytest.Pytester) -> None:
-    write(project, gate())
-    project.runpytest("--openmed-record").assert_outcomes(passed=7)
-    replayed = project.runpytest()
+def test_a_replay_and_a_live_run_say_nothing_was_recorded(wire_project: pytest.Pytester) -> None:
+    write_gates(wire_project, gate())
+    wire_project.runpytest("--openmed-record").assert_outcomes(passed=7)
+    replayed = wire_project.runpytest()
     replayed.assert_outcomes(passed=7)
     assert "RECORDED" not in replayed.stdout.str()
-    write(project, '[[planner]]\nname = "live"\nplanner = "models:model"\ndialect = "openai"\n')
-    live = project.runpytest("--openmed-record")
+    write_gates(
+        wire_project, '[[planner]]\nname = "live"\nplanner = "models:model"\ndialect = "openai"\n'
+    )
+    live = wire_project.runpytest("--openmed-record")
     live.assert_outcomes(passed=7)
     assert "RECORDED" not in live.stdout.str()
