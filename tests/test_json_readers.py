@@ -59,14 +59,14 @@ def written(tmp_path: Path, text: str, name: str = "input.json") -> Path:
 def test_the_report_reader(tmp_path: Path) -> None:
     assert parse_report(report_text().encode())  # the valid document is read
     for bad in [repeated(report_text()), *(report_text(n) for n in OUT_OF_RANGE)]:
-        with pytest.raises(ReportError):
+        with pytest.raises(ReportError, match="a repeated name, a number out of range"):
             parse_report(bad.encode())
 
 
 def test_the_baseline_reader(tmp_path: Path) -> None:
     assert load_baseline(written(tmp_path, report_text())).intervals
     for bad in [repeated(report_text()), *(report_text(n) for n in OUT_OF_RANGE)]:
-        with pytest.raises(BaselineError):
+        with pytest.raises(BaselineError, match="a repeated name, a number out of range"):
             load_baseline(written(tmp_path, bad))
 
 

@@ -112,7 +112,11 @@ def load_baseline(path: Path) -> Baseline:
         unreadable=lambda: BaselineError("the baseline report could not be read"),
     )
     document = loads(
-        raw, lambda: BaselineError("the baseline report is not JSON (or nests too deeply)")
+        raw,
+        lambda: BaselineError(
+            "the baseline report is not strict UTF-8 JSON "
+            "(a repeated name, a number out of range or too deep a nesting is refused)"
+        ),
     )
     if not isinstance(document, dict) or document.get("schema_version") not in _READABLE_VERSIONS:
         raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.x)")

@@ -25,6 +25,11 @@ __all__ = [
 #: Largest gate report read.
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 _TOO_LARGE = f"the report exceeds {MAX_REPORT_BYTES // 2**20} MiB"
+#: Text that breaks the reading policy (pytest_openmed._jsonread): the refusal names the policy.
+_NOT_STRICT_JSON = (
+    "the report is not strict UTF-8 JSON "
+    "(a repeated name, a number out of range or too deep a nesting is refused)"
+)
 
 
 class ReportError(InputRefused):
@@ -83,7 +88,7 @@ def parse_report(raw: bytes) -> dict[str, Any]:
 
     if len(raw) > MAX_REPORT_BYTES:
         raise ReportError(_TOO_LARGE)
-    document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
+    document = loads(raw, lambda: ReportError(_NOT_STRICT_JSON))
     validator = jsonschema.Draft202012Validator(_schema_for(document))
     error = jsonschema.exceptions.best_match(validator.iter_errors(document))
     if error is not None:
@@ -108,7 +113,7 @@ def parse_stored(raw: bytes) -> dict[str, Any]:
     """
     if len(raw) > MAX_REPORT_BYTES:
         raise ReportError(_TOO_LARGE)
-    document = loads(raw, lambda: ReportError("the report is not UTF-8 JSON"))
+    document = loads(raw, lambda: ReportError(_NOT_STRICT_JSON))
     if not isinstance(document, dict) or document.get("schema_version") not in _STORED_VERSIONS:
         raise ReportError("the stored run is not a gate report of a readable schema version")
     gates = document.get("gates")
