@@ -14,7 +14,8 @@ returns one verdict per name in ``spec.items``; bad *inputs* (not bad
 verdicts) are raised as :class:`~pytest_openmed.errors.OpenmedError` (or
 ``OSError`` where a file is read) with fixed messages and become pytest
 errors.  :data:`EVALUATORS` names each kind's evaluator, imported only when a
-gate item runs.
+gate item runs; :data:`RULE_TEXTS` names each kind's failure lines (kept in its
+light ``declaration`` module), imported only when a verdict is rendered.
 """
 
 from __future__ import annotations
