@@ -491,7 +491,9 @@ class _RecordingTransport:
         exchanges = self.runs.setdefault(self.run, [])
         try:
             response = self._live(scenario_id, turn, request)
-        except Exception:
+        except (KeyboardInterrupt, HarnessStop):
+            raise
+        except BaseException:  # GeneratorExit, pytest's skip…: the model's fault, as in the harness
             exchanges.append(Exchange(scenario_id, turn, digest, None, raised=True))
             raised = True
         else:

@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import Any
 
 from pytest_openmed.contract import MISSING_DEPENDENCY
+from pytest_openmed.errors import plural
 from pytest_openmed.multimodal.vocabulary import ReportOrigin
 
 __all__ = [
@@ -214,13 +215,13 @@ def verdict_breakdown(report: Mapping[str, Any]) -> dict[str, int]:
 
 def _counts_line(report: Mapping[str, Any]) -> str:
     summary = report["summary"]
-    verdicts = f"{summary['gates']} verdicts: " + ", ".join(
+    verdicts = f"{plural(summary['gates'], 'verdict')}: " + ", ".join(
         f"{count} {name}" for name, count in verdict_breakdown(report).items() if count
     )
     items = summary.get("items")  # absent from schema 1.0 reports (stored history)
     if not isinstance(items, Mapping):
         return verdicts
-    return f"{sum(items.values())} gate items: {outcome_counts(items)}; {verdicts}"
+    return f"{plural(sum(items.values()), 'gate item')}: {outcome_counts(items)}; {verdicts}"
 
 
 def _run_lines(report: Mapping[str, Any]) -> list[str]:

@@ -197,3 +197,24 @@ def test_recording_needs_a_model_and_a_path(tmp_path: Path) -> None:
         qualify_wire("openai", cassette=tmp_path / "c.json", record=True)
     with pytest.raises(ValueError, match="live wire qualification needs"):
         qualify_wire("openai")
+
+
+@pytest.mark.parametrize(
+    "raised", [GeneratorExit, pytest.skip.Exception], ids=["generator_exit", "pytest_skip"]
+)
+def test_a_model_raising_a_base_exception_is_recorded_and_replayed_alike(
+    tmp_path: Path, raised: type[BaseException]
+) -> None:
+    """Not an ``Exception``, still the model's fault: recorded, so the replay is not stale."""
+
+    def leaving(request: dict[str, Any]) -> object:
+        if "exporting it" in json.dumps(request):
+            raise raised("QQRECORDCANARY")
+        return openai_control_model(request)
+
+    path = tmp_path / "c.json"
+    live = qualify_wire("openai", model=leaving, cassette=path, record=True)
+    assert live.report.counts.planner_errors == 1
+    assert "QQRECORDCANARY" not in path.read_text(encoding="utf-8")
+    replayed = qualify_wire("openai", cassette=path)
+    assert replayed.report.to_json() == live.report.to_json()

@@ -82,6 +82,8 @@ FAILING_MODULES = {
     "imports_missing": f"import {CANARY}_does_not_exist\nplan = print\n",
     "module_getattr_raises": f"def __getattr__(name):\n    raise LookupError('{CANARY}-getattr')\n",
     "system_exit": "raise SystemExit(3)\n",
+    "skips_itself": f"import pytest\npytest.skip('{CANARY}-skip', allow_module_level=True)\n",
+    "generator_exit": f"raise GeneratorExit('{CANARY}-generator-exit')\n",
 }
 #: The failure each module is reported as: four fixed codes.
 FAILURES: dict[str, type[UnloadablePlanner]] = {
@@ -93,6 +95,8 @@ FAILURES: dict[str, type[UnloadablePlanner]] = {
     "imports_missing": PlannerImportRaised,  # the module exists; its dependency does not
     "module_getattr_raises": PlannerImportRaised,
     "system_exit": PlannerImportRaised,  # a module's SystemExit does not end the run
+    "skips_itself": PlannerImportRaised,  # nor does a module-level skip skip the gate
+    "generator_exit": PlannerImportRaised,  # nor any other BaseException
 }
 
 
