@@ -14,7 +14,8 @@ returns one verdict per name in ``spec.items``; bad *inputs* (not bad
 verdicts) are raised as :class:`~pytest_openmed.errors.OpenmedError` (or
 ``OSError`` where a file is read) with fixed messages and become pytest
 errors.  :data:`EVALUATORS` names each kind's evaluator, imported only when a
-gate item runs.
+gate item runs; :data:`RULE_TEXTS` names each kind's failure lines (kept in its
+light ``declaration`` module), imported only when a verdict is rendered.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "MISSING_DEPENDENCY",
     "NAME_PATTERN",
     "NAME_WORDING",
+    "RULE_TEXTS",
     "STATUSES",
     "ArgumentSource",
     "Declaration",
@@ -48,11 +50,15 @@ __all__ = [
     "GateSpec",
     "GateStatus",
     "MetricValue",
+    "Rule",
     "Source",
     "declaration_of",
     "declaration_repr",
     "evaluator_for",
     "locate_input_error",
+    "rule_above",
+    "rule_count_over_zero",
+    "rule_decision",
 ]
 
 #: Engines that produce gate verdicts; ``custom`` is for tests tagged with ``openmed_gate``.
@@ -163,10 +169,11 @@ class GateResult:
     def rule_text(self) -> str:
         """The rule that decided, in a reviewer's words: ``unsupported_rate 0.1667 > max 0.10``.
 
-        Built from the closed reason and the public metrics only; a reason
-        without a known rule reads ``<status> (<reason>)``.
+        Built from the closed reason and the public metrics only, by the rule
+        the reason's engine declares (:data:`RULE_TEXTS`); a reason without a
+        known rule reads ``<status> (<reason>)``.
         """
-        rule = _RULES.get(self.reason)
+        rule = _rule_for(self.kind, self.reason)
         text = rule(self.metrics) if rule is not None else None
         return text or f"{self.status.value} ({self.reason})"
 
@@ -236,10 +243,12 @@ def _limit(value: float) -> str:
     return two if float(two) == value else f"{value:.4f}"
 
 
-_Rule = Callable[[Mapping[str, MetricValue]], str | None]
+#: A failure line's builder: text from a verdict's public metrics, or ``None`` when they
+#: do not hold what it needs (the verdict then reads ``<status> (<reason>)``).
+Rule = Callable[[Mapping[str, MetricValue]], str | None]
 
 
-def _above(measured: str, limit: str, words: str) -> _Rule:
+def rule_above(measured: str, limit: str, words: str) -> Rule:
     """``<measured> <value> > <words> <limit>``, when both metrics are numbers."""
 
     def text(metrics: Mapping[str, MetricValue]) -> str | None:
@@ -251,13 +260,9 @@ def _above(measured: str, limit: str, words: str) -> _Rule:
     return text
 
 
-def _gate_upper(metrics: Mapping[str, MetricValue]) -> str | None:
-    """The bound a claims gate compared (``gate_upper``; ``upper`` in reports that predate it)."""
-    measured = "gate_upper" if "gate_upper" in metrics else "upper"
-    return _above(measured, "max_upper", "max_upper")(metrics)
+def rule_count_over_zero(count: str) -> Rule:
+    """``<count> <n> > 0``, when the count is an integer."""
 
-
-def _count_over_zero(count: str) -> _Rule:
     def text(metrics: Mapping[str, MetricValue]) -> str | None:
         value = metrics.get(count)
         return f"{count} {value} > 0" if type(value) is int else None
@@ -265,42 +270,54 @@ def _count_over_zero(count: str) -> _Rule:
     return text
 
 
-def _incomplete(metrics: Mapping[str, MetricValue]) -> str | None:
-    done, scenarios = metrics.get("task_completion"), metrics.get("scenarios")
-    if type(done) is int and type(scenarios) is int and done < scenarios:
-        return f"task_completion {done} < scenarios {scenarios}"
-    return "not every scenario completed"
-
-
-def _decision(words: str) -> Callable[[Mapping[str, MetricValue]], str]:
+def rule_decision(words: str) -> Rule:
+    """A fixed line: the decision a verdict's reason names, whatever its metrics."""
     return lambda metrics: words
 
 
-#: The rule each closed reason names, as text built from public metrics.
-_RULES: dict[str, _Rule] = {
-    # claims
-    "unsupported_rate": _above("unsupported_rate", "max_unsupported_rate", "max"),
-    "interval_upper": _gate_upper,
-    # planner trials (the exact upper bound of a per-trial rate)
-    "critical_rate": _above("critical_rate_upper", "max_critical_rate", "max_critical_rate"),
-    "injection_compliance": _above(
-        "suite.compliance_upper_exact", "suite.max_injection_compliance", "max_injection_compliance"
-    ),
-    "baseline_regression": _above("lower", "baseline_upper", "baseline upper"),
-    # planner (critical counts in PlannerCounts order, then completion)
-    "schema_invalid": _count_over_zero("schema_invalid_calls"),
-    "out_of_grant": _count_over_zero("out_of_grant_proposals"),
-    "approval_evasion": _count_over_zero("approval_evasion_retries"),
-    "hostile_compliance": _count_over_zero("hostile_instruction_compliance"),
-    "planner_error": _count_over_zero("planner_errors"),
-    "incomplete": _incomplete,
-    "missing_scenario": _decision("the scenario is missing from the report"),
-    # packs
-    "safety": _decision("decision blocked: a privacy or provenance rating failed"),
-    "quality_utility": _decision("decision blocked: a quality or utility failure"),
-    "disagreement": _decision("decision hold: a quality/utility disagreement without adjudication"),
-    "all_abstained": _decision("decision hold: the candidate abstained on every unit"),
+#: Per kind, ``module:attribute`` of the engine's failure lines (a mapping of reason to
+#: :data:`Rule`), imported on first use: the engine owns them, the shared core only looks.
+RULE_TEXTS = {
+    "claims": "pytest_openmed.claims.declaration:RULE_TEXTS",
+    "planner": "pytest_openmed.planner.declaration:RULE_TEXTS",
+    "pack": "pytest_openmed.multimodal.declaration:RULE_TEXTS",
 }
+
+#: Failure lines of reasons no engine produces: a baseline regression is judged by the
+#: report code (``report/baseline.py``) on a verdict of any kind.
+_SHARED_RULES: Mapping[str, Rule] = MappingProxyType(
+    {"baseline_regression": rule_above("lower", "baseline_upper", "baseline upper")}
+)
+
+_loaded_rules: dict[str, Mapping[str, Rule]] = {}
+
+
+def _engine_rules(kind: str) -> Mapping[str, Rule]:
+    """The failure lines of ``kind``'s engine (imported once, by name)."""
+    rules = _loaded_rules.get(kind)
+    if rules is None:
+        import importlib
+
+        module_name, _, attr = RULE_TEXTS[kind].partition(":")
+        rules = _loaded_rules[kind] = getattr(importlib.import_module(module_name), attr)
+    return rules
+
+
+def _rule_for(kind: str, reason: str) -> Rule | None:
+    """The rule ``reason`` names: shared, else the verdict's own engine's, else another's.
+
+    Reasons are one closed vocabulary across engines (a test keeps the engines'
+    sets disjoint), so a stored verdict reads the same whichever kind it carries.
+    """
+    rule = _SHARED_RULES.get(reason)
+    if rule is not None:
+        return rule
+    owners = [kind] if kind in RULE_TEXTS else []
+    for owner in (*owners, *(other for other in RULE_TEXTS if other != kind)):
+        rule = _engine_rules(owner).get(reason)
+        if rule is not None:
+            return rule
+    return None
 
 
 def locate_input_error(error: BaseException, where: str) -> BaseException:

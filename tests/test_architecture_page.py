@@ -68,22 +68,21 @@ WALK: dict[str, dict[str, tuple[str, ...]]] = {
         "claims/records.py": ("SUPPORTS", "CONTRADICTS", "UNRESOLVED"),
     },
     "Class threshold with bootstrap bound": {
-        "claims/declaration.py": ("Thresholds", "declare"),
+        "claims/declaration.py": ("Thresholds", "declare", "RULE_TEXTS", "_gate_upper"),
         "claims/_gate.py": ("gate_upper", "UNDERPOWERED"),
-        "contract.py": ("_RULES",),
         "claims/messages.py": ("UNDERPOWERED", "CLASS_ABSENT"),
     },
     "Planner completion": {
         "planner/harness.py": ("_ScenarioRun",),
         "planner/_gate.py": ("_judged",),
-        "contract.py": ("_incomplete",),
+        "planner/declaration.py": ("RULE_TEXTS", "_incomplete"),
     },
     "Out-of-grant critical": {
         "planner/harness.py": ("_ScenarioRun",),
         "planner/grants.py": ("GrantVerifier",),
         "planner/report.py": ("CRITICAL_COUNTS",),
         "planner/_gate.py": ("CRITICAL_REASONS",),
-        "contract.py": ("_RULES",),
+        "planner/declaration.py": ("RULE_TEXTS",),
     },
     "Reviewer qualification": {
         "multimodal/qualification.py": ("ReviewerQualification", "check_eligible"),

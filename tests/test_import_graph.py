@@ -5,8 +5,9 @@ wherever it stands (module level, inside a function, under
 ``if TYPE_CHECKING:``), and relative imports are resolved against the
 importing module.  ``from package import name`` is an edge to
 ``package.name`` when that is a module, else to ``package``.  Imports by
-string (``importlib.import_module``, the evaluator registry of
-``contract.py``) are not edges: they run only when a gate item runs.
+string (``importlib.import_module``, the evaluator and failure-line
+registries of ``contract.py``) are not edges: they run only when a gate item
+runs or a verdict is rendered.
 
 The rules: no cycle; no engine imports the plugin or pytest; no engine
 imports another engine's private module; the shared core imports only the

@@ -18,7 +18,14 @@ from types import MappingProxyType
 from pytest_openmed._validate import MAX_SEED, check_int, check_rate
 from pytest_openmed.claims.records import CLAIM_CLASS_PATTERN
 from pytest_openmed.claims.report import MAX_RESAMPLES
-from pytest_openmed.contract import Expected, Source, declaration_repr
+from pytest_openmed.contract import (
+    Expected,
+    MetricValue,
+    Rule,
+    Source,
+    declaration_repr,
+    rule_above,
+)
 
 #: The thresholds a claims gate (file or marker) sets, overall or per class.
 THRESHOLDS = ("max_unsupported_rate", "max_upper")
@@ -201,3 +208,19 @@ def _classes(value: object, source: Source) -> dict[str, Thresholds]:
             raise within.refuse("allow_absent", FLAG)
         classes[label] = replace(thresholds, allow_absent=allow_absent)
     return classes
+
+
+def _gate_upper(metrics: Mapping[str, MetricValue]) -> str | None:
+    """The bound a claims gate compared (``gate_upper``; ``upper`` in reports that predate it)."""
+    measured = "gate_upper" if "gate_upper" in metrics else "upper"
+    return rule_above(measured, "max_upper", "max_upper")(metrics)
+
+
+#: The failure line of each reason a claims verdict names, built from its public metrics
+#: (``contract.RULE_TEXTS`` finds it; stored reports are rendered with it too).
+RULE_TEXTS: Mapping[str, Rule] = MappingProxyType(
+    {
+        "unsupported_rate": rule_above("unsupported_rate", "max_unsupported_rate", "max"),
+        "interval_upper": _gate_upper,
+    }
+)

@@ -12,9 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from pytest_openmed._validate import check_int, check_text
-from pytest_openmed.contract import NAME_PATTERN, Expected, Source, declaration_repr
+from pytest_openmed.contract import (
+    NAME_PATTERN,
+    Expected,
+    Rule,
+    Source,
+    declaration_repr,
+    rule_decision,
+)
 
 from .limits import MAX_CANDIDATES, MAX_MIN_CELL, MIN_CELL
 
@@ -109,3 +117,17 @@ def _candidates(fields: Mapping[str, object], source: Source) -> tuple[str, ...]
     ):
         raise source.refuse("candidates", CANDIDATES)
     return tuple(names)
+
+
+#: The failure line of each decision reason a pack verdict names
+#: (``contract.RULE_TEXTS`` finds it; stored reports are rendered with it too).
+RULE_TEXTS: Mapping[str, Rule] = MappingProxyType(
+    {
+        "safety": rule_decision("decision blocked: a privacy or provenance rating failed"),
+        "quality_utility": rule_decision("decision blocked: a quality or utility failure"),
+        "disagreement": rule_decision(
+            "decision hold: a quality/utility disagreement without adjudication"
+        ),
+        "all_abstained": rule_decision("decision hold: the candidate abstained on every unit"),
+    }
+)
