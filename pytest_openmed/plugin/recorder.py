@@ -546,8 +546,8 @@ class GateRecorder:
             terminalreporter.write_line(REPORT_HOOK_TEXT, red=True)
         if self.history_skipped:
             terminalreporter.write_line(
-                f"openmed: {self.history_skipped} stored runs are not valid gate reports "
-                "and are left out of the HTML trend",
+                "openmed: stored runs left out of the HTML trend (not valid gate reports): "
+                f"{self.history_skipped}",
                 yellow=True,
             )
         self._baseline_line(terminalreporter)

@@ -256,7 +256,7 @@ def _run(arguments: argparse.Namespace) -> int:
                 _say(str(error))
                 return EXIT_USAGE
             if unreadable:
-                _say(f"{unreadable} stored runs are not valid gate reports and are not shown")
+                _say(f"stored runs not shown (not valid gate reports): {unreadable}")
         return EXIT_OK if _write(arguments.output, render_html(report, history)) else EXIT_USAGE
     if command == "sarif":
         import json

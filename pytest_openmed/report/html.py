@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_openmed.contract import STATUSES
+from pytest_openmed.errors import plural
 from pytest_openmed.report.baseline import regressed
 from pytest_openmed.report.charts import (
     ForestRow,
@@ -244,7 +245,7 @@ def _headline(report: Mapping[str, Any]) -> str:
     cut_short = exit_status in (2, 3, 4) or _run_value(report, "stopped_early") is True
     if failing:
         badge = (
-            f'<span class="badge fail">✗ GATES FAILED</span> {_plural(failing, "verdict")} failing'
+            f'<span class="badge fail">✗ GATES FAILED</span> {plural(failing, "verdict")} failing'
         )
     elif not entries:
         badge = '<span class="badge fail">✗ NO GATE VERDICT</span> no gate produced a verdict'
@@ -269,10 +270,6 @@ def _headline(report: Mapping[str, Any]) -> str:
             "gates outside the selection were not evaluated.</p>"
         )
     return "".join(lines)
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _header(report: Mapping[str, Any]) -> str:
@@ -407,7 +404,7 @@ def _failures(groups: list[tuple[str, list[Mapping[str, Any]]]], anchors: Mappin
             "<p>No gate verdict failed or errored.</p></section>"
         )
     return (
-        f'<section id="failures"><h2>What failed ({_plural(len(rows), "verdict")})</h2>'
+        f'<section id="failures"><h2>What failed ({plural(len(rows), "verdict")})</h2>'
         + _table(
             ["gate", "verdict", "result", "status", "rule and numbers"],
             rows,

@@ -37,6 +37,6 @@ def test_a_stored_run_that_breaks_the_reading_policy_is_skipped(
     assert result.ret == 0
     assert "Traceback" not in output and "INTERNALERROR" not in output
     result.stdout.fnmatch_lines(
-        ["*openmed: 1 stored runs are not valid gate reports and are left out of the HTML trend*"]
+        ["openmed: stored runs left out of the HTML trend (not valid gate reports): 1"]
     )
     assert (pytester.path / "gates.html").stat().st_size > 0

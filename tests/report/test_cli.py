@@ -97,6 +97,20 @@ def test_html_adds_trends_from_a_history_directory(report: Path, tmp_path: Path)
     assert "20260101T000000000000Z-nocommit" in (tmp_path / "r.html").read_text()
 
 
+def test_html_counts_the_stored_runs_it_cannot_show(
+    report: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = tmp_path / "hist"
+    history.mkdir()
+    shutil.copy(report, history / "20260101T000000000000Z-nocommit.json")
+    (history / "20260102T000000000000Z-nocommit.json").write_text('{"gates": 1e400}')
+    output = tmp_path / "r.html"
+    assert main(["html", str(report), "-o", str(output), "--history", str(history)]) == 0
+    err = capsys.readouterr().err
+    assert err == "openmed-report: stored runs not shown (not valid gate reports): 1\n"
+    assert "20260101T000000000000Z-nocommit" in output.read_text()
+
+
 @pytest.mark.parametrize(
     "arguments",
     [
