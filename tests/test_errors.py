@@ -18,9 +18,13 @@ from pytest_openmed import errors
 from pytest_openmed.errors import InputRefused, InvalidArgument, OpenmedError, shown_name
 
 #: Not errors: pytest outcomes (``pytest.fail.Exception`` subclasses, shown by pytest
-#: as failures) and the cassette's control-flow signal, a ``BaseException`` so that a
-#: harness ``except Exception`` cannot swallow a stale replay.  It never leaves its module.
-_NOT_ERRORS = {"pytest_openmed.planner.cassette._Stale"}
+#: as failures) and the planner's control-flow signals, ``BaseException``s so that a
+#: planner's own ``except Exception`` cannot swallow them: the harness's stop and the
+#: cassette's stale replay, which is one.  Neither leaves the planner engine.
+_NOT_ERRORS = {
+    "pytest_openmed.planner.cassette._Stale",
+    "pytest_openmed.planner.harness.HarnessStop",
+}
 
 
 def _modules() -> list[str]:

@@ -98,7 +98,7 @@ def test_overlapping_baseline_is_not_a_regression(project: pytest.Pytester) -> N
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("not json", "is not JSON"),
+        ("not json", "is not strict UTF-8 JSON"),
         ('{"schema_version": "0"}', "is not a pytest-openmed gate report"),
     ],
 )
