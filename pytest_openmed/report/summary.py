@@ -201,14 +201,17 @@ def verdict_breakdown(report: Mapping[str, Any]) -> dict[str, int]:
     verdicts = dict(report["summary"]["statuses"])
     unjudged = [entry for entry in report["gates"] if entry["status"] is None]
     missing = sum(1 for entry in unjudged if entry["reason"] == MISSING_DEPENDENCY)
+    # Refused: an error, or a closed refusal reason the run expected (a control's
+    # underpowered class passes as expected, yet its engine still refused it).
     refused = sum(
         1
         for entry in unjudged
-        if entry["reason"] != MISSING_DEPENDENCY and entry.get("outcome") == "error"
+        if entry["reason"] != MISSING_DEPENDENCY
+        and (entry.get("outcome") == "error" or entry["reason"] is not None)
     )
     verdicts["refused"] = refused
     verdicts["missing dependency"] = missing
-    # A tagged test that carried no engine verdict and was not an error (a custom gate).
+    # A tagged test that carried no engine verdict and no refusal (a custom gate).
     verdicts["no engine verdict"] = len(unjudged) - missing - refused
     return verdicts
 

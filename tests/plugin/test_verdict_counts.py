@@ -30,3 +30,14 @@ def test_tagged_tests_without_an_engine_verdict_are_counted_as_such(
     output = result.stdout.str()
     assert "refused" not in output and "verdicts: ." not in output
     assert "2 verdicts: 2 no engine verdict" in (pytester.path / "s.md").read_text()
+
+
+def test_an_expected_refusal_of_the_control_run_is_counted_as_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    # The claims control's lab class is refused as underpowered, as the control expects:
+    # the item passes, and its engine still gave no verdict but a refusal.
+    result = pytester.runpytest("-p", "openmed", "--openmed-controls", "-k", "claims")
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(["openmed: 5 gate items: 5 passed; 5 verdicts: *, 1 refused. *"])
+    assert "no engine verdict" not in result.stdout.str()
