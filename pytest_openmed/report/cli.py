@@ -328,7 +328,7 @@ def _merge(arguments: argparse.Namespace) -> int:
     if not all(_write(path, content) for path, content in outputs):
         return EXIT_USAGE
     gates = merged["summary"]["gates"]
-    _say(f"merged {len(shards)} shards: {gates} verdicts", sys.stdout)
+    _say(f"merged {plural(len(shards), 'shard')}: {plural(gates, 'verdict')}", sys.stdout)
     return EXIT_CHANGED if merged["run"]["exit_status"] else EXIT_OK
 
 

@@ -159,7 +159,10 @@ def test_the_merged_run_renders_and_is_stored_in_the_history(
     assert len(stored) == 1 and load(stored[0]) == load(out)
     # a stored merged run is compared like any run
     assert main(["diff", str(stored[0]), str(project / "serial.json")]) == 0
-    assert CANARY_DIR not in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert CANARY_DIR not in captured.err
+    verdicts = load(out)["summary"]["gates"]
+    assert f"merged 2 shards: {verdicts} verdicts" in captured.out
 
 
 def _set(path: str, value: object) -> Callable[[dict[str, Any]], None]:
