@@ -43,6 +43,9 @@ from pytest_openmed._validate import (
 )
 from pytest_openmed.errors import InputRefused
 
+#: What the policy refuses beyond plain JSON syntax; every reader's "not strict JSON"
+#: refusal quotes it, so a user whose file parses elsewhere learns why it was refused here.
+POLICY_REFUSALS = "a repeated name, a number out of range or too deep a nesting is refused"
 #: The largest integer magnitude read (a signed 64-bit integer, as numpy and other readers take).
 MAX_JSON_INT = MAX_SEED
 #: Bytes read at a time past the size a file had when it was opened.

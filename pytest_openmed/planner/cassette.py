@@ -32,7 +32,7 @@ from types import MappingProxyType
 from typing import Any
 
 from pytest_openmed._canonical import atomic_write_text, digest_json, is_digest
-from pytest_openmed._jsonread import read_limited, strict_decoder
+from pytest_openmed._jsonread import POLICY_REFUSALS, read_limited, strict_decoder
 from pytest_openmed.contract import locate_input_error
 from pytest_openmed.errors import InputRefused, InvalidArgument, plural
 from pytest_openmed.planner._silence import when_audible
@@ -90,6 +90,8 @@ _RUNS = (QUALIFICATION_RUN, *INJECTION_ITEMS)
 #: one-trial cassette is exactly a cassette of before trials.
 _TRIAL_RUN = re.compile(r"(?P<run>[^@]+)@(?P<index>[1-9][0-9]{0,3})")
 _MAX_CASSETTE_BYTES = 64 * 1024 * 1024
+#: A document that parses as JSON but breaks the reading policy (pytest_openmed._jsonread).
+_NOT_STRICT = f"not strict JSON: {POLICY_REFUSALS}"
 #: The refusals that quote it (formatted once: tests lower the limit, not the text).
 _CASSETTE_TOO_LARGE = f"the cassette exceeds {_MAX_CASSETTE_BYTES // 2**20} MiB"
 _RECORDING_TOO_LARGE = (
@@ -348,13 +350,13 @@ def parse_cassette(text: str) -> Cassette:
     1).  It never quotes a value or the text of the document.
     """
     try:  # the package's JSON policy: no repeated name, no NaN, numbers in range
-        document = strict_decoder(lambda: _invalid("not JSON")).decode(text)
+        document = strict_decoder(lambda: _invalid(_NOT_STRICT)).decode(text)
     except json.JSONDecodeError as error:
         raise _invalid("not JSON", f"line {error.lineno}, column {error.colno}") from None
     except CassetteError:
         raise
-    except (ValueError, RecursionError):
-        raise _invalid("not JSON") from None
+    except (ValueError, RecursionError):  # an integer too long to read, too deep a nesting
+        raise _invalid(_NOT_STRICT) from None
     if (
         type(document) is dict
         and document.get("cassette") == _CASSETTE_KIND

@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from pytest_openmed._canonical import canonical_json
-from pytest_openmed._jsonread import loads
+from pytest_openmed._jsonread import POLICY_REFUSALS, loads
 from pytest_openmed.errors import InputRefused, InvalidArgument
 from pytest_openmed.planner.scenarios import HOSTILE_SCENARIO, SCENARIO_IDS
 
@@ -349,7 +349,7 @@ class PlannerQualificationReport:
     def from_json(cls, text: str) -> PlannerQualificationReport:
         if type(text) is not str or len(text) > _MAX_REPORT_CHARS:
             raise InputRefused(_NOT_A_REPORT_TEXT)
-        return cls.from_dict(loads(text, "planner report is not valid JSON"))
+        return cls.from_dict(loads(text, f"planner report is not strict JSON ({POLICY_REFUSALS})"))
 
     def __repr__(self) -> str:
         return (

@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from pytest_openmed._jsonread import loads, read_limited
+from pytest_openmed._jsonread import POLICY_REFUSALS, loads, read_limited
 from pytest_openmed.contract import GateResult, GateStatus
 from pytest_openmed.errors import InputRefused
 from pytest_openmed.report.load import INCOMPLETE_KEY
@@ -113,10 +113,7 @@ def load_baseline(path: Path) -> Baseline:
     )
     document = loads(
         raw,
-        lambda: BaselineError(
-            "the baseline report is not strict UTF-8 JSON "
-            "(a repeated name, a number out of range or too deep a nesting is refused)"
-        ),
+        lambda: BaselineError(f"the baseline report is not strict UTF-8 JSON ({POLICY_REFUSALS})"),
     )
     if not isinstance(document, dict) or document.get("schema_version") not in _READABLE_VERSIONS:
         raise BaselineError("the baseline is not a pytest-openmed gate report (schema 1.x)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_openmed._jsonread import loads, read_limited
+from pytest_openmed._jsonread import POLICY_REFUSALS, loads, read_limited
 from pytest_openmed.errors import InputRefused
 
 __all__ = [
@@ -26,10 +26,7 @@ __all__ = [
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 _TOO_LARGE = f"the report exceeds {MAX_REPORT_BYTES // 2**20} MiB"
 #: Text that breaks the reading policy (pytest_openmed._jsonread): the refusal names the policy.
-_NOT_STRICT_JSON = (
-    "the report is not strict UTF-8 JSON "
-    "(a repeated name, a number out of range or too deep a nesting is refused)"
-)
+_NOT_STRICT_JSON = f"the report is not strict UTF-8 JSON ({POLICY_REFUSALS})"
 
 
 class ReportError(InputRefused):
