@@ -7,7 +7,7 @@ that whatever an arbitrary input provokes, the text is one of these.
 
 from __future__ import annotations
 
-from pytest_openmed._jsonread import POLICY_REFUSALS
+from pytest_openmed import _jsonread
 from pytest_openmed._validate import MAX_SEED
 from pytest_openmed.claims.limits import (
     MAX_CITATIONS,
@@ -85,7 +85,7 @@ ALPHA_RANGE = "alpha must be strictly between 0 and 1"
 # Reports (construction and from_json revalidation).
 REPORT_TEXT_TYPE = "a claims report must be given as JSON text (str)"
 REPORT_TOO_LARGE = f"claims report text exceeds {MAX_REPORT_CHARS // 2**20} MiB"
-REPORT_NOT_JSON = f"claims report is not strict JSON ({POLICY_REFUSALS})"
+REPORT_NOT_JSON = f"claims report is not strict JSON ({_jsonread.POLICY_REFUSALS})"
 REPORT_SHAPE = "claims report does not have the expected fields"
 REPORT_VERSION = "claims report schema or schema_version is not supported"
 REPORT_NUMBER = "claims report numbers must be of the expected type and range"
