@@ -289,17 +289,21 @@ _SHARED_RULES: Mapping[str, Rule] = MappingProxyType(
     {"baseline_regression": rule_above("lower", "baseline_upper", "baseline upper")}
 )
 
-_loaded_rules: dict[str, Mapping[str, Rule]] = {}
+
+def _resolve(reference: str) -> Any:
+    """The attribute a ``module:attribute`` registry entry names, its module imported on first use.
+
+    The shared core names engines only by these strings, so it never imports one at load.
+    """
+    import importlib
+
+    module_name, _, attr = reference.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
 
 
 def _engine_rules(kind: str) -> Mapping[str, Rule]:
-    """The failure lines of ``kind``'s engine (imported once, by name)."""
-    rules = _loaded_rules.get(kind)
-    if rules is None:
-        import importlib
-
-        module_name, _, attr = RULE_TEXTS[kind].partition(":")
-        rules = _loaded_rules[kind] = getattr(importlib.import_module(module_name), attr)
+    """The failure lines of ``kind``'s engine."""
+    rules: Mapping[str, Rule] = _resolve(RULE_TEXTS[kind])
     return rules
 
 
@@ -542,8 +546,5 @@ Evaluator = Callable[[GateSpec, GateSettings], Mapping[str, GateResult | GateIte
 
 def evaluator_for(spec: GateSpec) -> Evaluator:
     """Import the evaluator of ``spec`` (engines load only when a gate runs)."""
-    import importlib
-
-    module_name, _, attr = (spec.evaluator or EVALUATORS[spec.kind]).partition(":")
-    evaluator: Evaluator = getattr(importlib.import_module(module_name), attr)
+    evaluator: Evaluator = _resolve(spec.evaluator or EVALUATORS[spec.kind])
     return evaluator
