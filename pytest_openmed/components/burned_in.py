@@ -87,6 +87,14 @@ _OUTLIER_PX = 16
 #: The display scale spans at least this share of the near-full grey range.
 _SPARSE_RANGE = 0.25
 
+#: A step wedge (grey scale) is a line with at least this many steps of one sign,
+#: at least this share of its stems, each rising by at least this share of the strokes'
+#: contrast between the ground this many columns wide on either side.
+_WEDGE_STEMS = 4
+_WEDGE_SHARE = 0.75
+_WEDGE_STEP = 0.5
+_WEDGE_SIDE_PX = 2
+
 #: Bounds of the real-valued and the integer thresholds of a configuration.
 _MAX_REAL = 64.0
 _MAX_INT = 512
@@ -405,6 +413,55 @@ def _line_bands(strokes: BoolImage) -> list[tuple[int, int]]:
     return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
 
 
+def _stems(strokes: BoolImage) -> list[tuple[int, int]]:
+    """A line's upright stems: column runs stroked in at least half of its fullest rows.
+
+    The fullest rows (those crossing at least the median number of strokes) are
+    where the stems stand side by side; rows above and below them (the rims of a
+    wedge's bars, a glyph's horizontal bars) would join them into one run.
+    """
+    crossings = _row_crossings(strokes)
+    full = strokes[crossings >= np.median(crossings)]
+    upright = 2 * full.sum(axis=0) >= full.shape[0]
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], upright.astype(np.int8), [0]))))
+    return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def _step_wedge(smooth: FloatImage, response: FloatImage, strokes: BoolImage, left: int) -> bool:
+    """Whether a line's stems are the steps of a grey scale (a step wedge), not glyph stems.
+
+    A glyph stem is a ridge: the ground is at one level on both sides of it. A
+    step wedge is a staircase of bars of monotone grey levels, and the imaging
+    chain's edge enhancement puts an overshoot on both sides of every step, which
+    the top-hat reads as a stem; but across each such "stem" the ground changes by
+    a whole step (the wedge's two ends, against the background, are steps too).
+    So the line is a wedge when at least :data:`_WEDGE_STEMS` of its stems, and
+    :data:`_WEDGE_SHARE` of them, are steps: the ground
+    :data:`_WEDGE_SIDE_PX` columns wide just off the stem's fringe differs from one
+    side to the other by at least :data:`_WEDGE_STEP` of the stem's own contrast.
+    Within the smooth patch that text is printed on, the ground moves by a few
+    hundredths of the text's contrast across a stem; text beside a wedge on the
+    same rows adds ridges to the line, which then stays text.
+
+    ``smooth`` holds the line's rows across the whole image; the line's columns
+    (those of ``response`` and ``strokes``) start at column ``left`` of it.
+    """
+    stems = _stems(strokes)
+    if len(stems) < _WEDGE_STEMS:
+        return False
+    steps = 0
+    for start, stop in stems:
+        before, after = left + start - 1 - _WEDGE_SIDE_PX, left + stop + 1
+        if before < 0 or after + _WEDGE_SIDE_PX > smooth.shape[1]:
+            continue
+        rise = float(np.median(smooth[:, after : after + _WEDGE_SIDE_PX])) - float(
+            np.median(smooth[:, before : before + _WEDGE_SIDE_PX])
+        )
+        stem = response[:, start:stop][strokes[:, start:stop]]
+        steps += abs(rise) >= _WEDGE_STEP * float(np.percentile(stem, 90))
+    return steps >= _WEDGE_STEMS and steps >= _WEDGE_SHARE * len(stems)
+
+
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     """A text-like line: where it is, its core pixels, and the region it earned (if any)."""
@@ -517,6 +574,7 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
 
 def _line_candidate(
     response: FloatImage,
+    smooth: FloatImage,
     energy: FloatImage,
     levels: _Levels,
     blob: tuple[slice, slice],
@@ -562,6 +620,8 @@ def _line_candidate(
     strokes = _strokes(response[line], line_own)
     stroke_level = float(np.percentile(response[line][strokes], 90))
     if stroke_level < config.min_stroke_contrast:
+        return None
+    if _step_wedge(smooth[top:bottom], response[line], strokes, blob[1].start):
         return None
     ground = response[line][~ndimage.binary_dilation(strokes)]
     flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
@@ -609,7 +669,9 @@ def _line_candidate(
     return _Candidate(where=where, core=core, region=region, line=line_box)
 
 
-def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Candidate], bool]:
+def _candidates(
+    response: FloatImage, smooth: FloatImage, config: BurnedInConfig
+) -> tuple[list[_Candidate], bool]:
     """Text-line candidates of one polarity's top-hat response, and whether it is too cluttered.
 
     Text is a dense cluster of thin strokes, so the local mean of the response
@@ -635,7 +697,9 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
         strokes = _strokes(response[where], inside)
         for band in _line_bands(strokes):
             if band[1] - band[0] <= config.max_text_height:
-                candidate = _line_candidate(response, energy, levels, where, inside, band, config)
+                candidate = _line_candidate(
+                    response, smooth, energy, levels, where, inside, band, config
+                )
                 if candidate is not None:
                     found.append(candidate)
                 else:
@@ -647,6 +711,7 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
             ):
                 candidate = _line_candidate(
                     response,
+                    smooth,
                     energy,
                     levels,
                     part_where,
@@ -662,6 +727,7 @@ def _candidates(response: FloatImage, config: BurnedInConfig) -> tuple[list[_Can
         if _beside(strict, part_where, part_band):
             candidate = _line_candidate(
                 response,
+                smooth,
                 energy,
                 levels,
                 part_where,
@@ -799,8 +865,12 @@ def _tophat(smooth: FloatImage, size: int, *, white: bool) -> FloatImage:
 def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
     smooth = ndimage.gaussian_filter(image, config.smooth_sigma) if config.smooth_sigma else image
     # One polarity at a time, so one top-hat image is alive at once.
-    bright, bright_cluttered = _candidates(_tophat(smooth, config.tophat_px, white=True), config)
-    dark, dark_cluttered = _candidates(_tophat(smooth, config.tophat_px, white=False), config)
+    bright, bright_cluttered = _candidates(
+        _tophat(smooth, config.tophat_px, white=True), smooth, config
+    )
+    dark, dark_cluttered = _candidates(
+        _tophat(smooth, config.tophat_px, white=False), smooth, config
+    )
     candidates = bright + dark
     regions = _merge_regions([c.region for c in candidates if c.region is not None])
     masked = np.zeros(image.shape, dtype=bool)

@@ -59,6 +59,7 @@ __all__ = [
     "BACKGROUNDS",
     "CARRIERS",
     "GLYPH_COVERAGE",
+    "GRAPHICS",
     "MISS_FRACTION",
     "PLAIN_SHARE",
     "STACKED_FONT_PX",
@@ -68,6 +69,7 @@ __all__ = [
     "identifier_coverage",
     "identifier_masks",
     "plain_background",
+    "render_graphic",
     "render_on_background",
 ]
 
@@ -102,6 +104,12 @@ _MAX_BACKGROUND_SPREAD = 0.15
 _PLACEMENT_ROUNDS = 4
 #: Text plus background stays this far inside the display range.
 _HEADROOM = 0.03
+
+#: Burned-in graphics that are not text (:func:`render_graphic`; their truth holds no
+#: identifier): a step wedge (a calibration grey scale of equal-width bars of monotone
+#: grey levels), a ruler of equal, strictly periodic ticks, and a tick scale whose every
+#: 2nd, 5th or 10th tick is long.
+GRAPHICS = ("step_wedge", "ruler", "tick_scale")
 
 #: Stacked blocks (adverse slice): how many lines, which font sizes, and how much
 #: the top-to-top line pitch exceeds the font size (ordinary line spacing).
@@ -583,4 +591,129 @@ def render_on_background(
     image = np.clip(image, 0.0, 1.0)
     return _source(
         image, seed, "adverse_acquisition", carrier, drawn, "YES", 0, rng, background=None
+    )
+
+
+def _step_wedge(rng: np.random.Generator, bar_px: int) -> FloatImage:
+    """A step wedge: 8-24 bars ``bar_px`` wide and 1.5-3 bar widths tall, at grey levels
+    that step evenly up (or down) across a wide part of the display range."""
+    bars = int(rng.integers(8, 25))
+    height = int(np.clip(round(bar_px * float(rng.uniform(1.5, 3.0))), 6, 64))
+    low = float(rng.uniform(0.05, 0.4))
+    levels = np.linspace(low, float(rng.uniform(low + 0.3, 0.95)), bars)
+    if rng.random() < 0.5:
+        levels = levels[::-1]
+    wedge: FloatImage = np.repeat(np.repeat(levels[None, :], height, axis=0), bar_px, axis=1)
+    return wedge
+
+
+def _ticks(rng: np.random.Generator, period_px: int, kind: str) -> FloatImage:
+    """Ruler ticks (alpha 0-1): 8-24 upright ticks ``period_px`` apart on one baseline,
+    1 px wide (2 px from a 8-px period); all as tall (``ruler``) or every 2nd, 5th or
+    10th one 1.6-2.2 times as tall as the others (``tick_scale``)."""
+    count = int(rng.integers(8, 25))
+    width = 1 if period_px < 8 else 2
+    short = int(rng.integers(4, 9))
+    long = round(short * float(rng.uniform(1.6, 2.2)))
+    every = int(rng.choice([2, 5, 10])) if kind == "tick_scale" else 0
+    alpha = np.zeros((long if every else short, (count - 1) * period_px + width))
+    for index in range(count):
+        tall = long if every and index % every == 0 else short
+        alpha[alpha.shape[0] - tall :, index * period_px : index * period_px + width] = 1.0
+    return alpha
+
+
+def render_graphic(
+    background: NDArray[np.floating[Any]],
+    seed: int,
+    *,
+    kind: str,
+    carrier: str,
+    scale_px: int,
+    texts: Sequence[str] = (),
+    font_px: int = 12,
+    contrast: float = 0.3,
+    beside: str = "right",
+) -> GeneratedSource:
+    """A burned-in graphic that is not text (one of :data:`GRAPHICS`) on a caller's
+    ``background`` (display range [0, 1]), with optional identifier text beside it.
+
+    Built from how such graphics are made, not from an example: a step wedge's bars
+    are exposed over the background and then pass the imaging chain's edge
+    enhancement (an unsharp mask of 0.5-2 bar widths, as computed radiography
+    applies it: an overshoot on both sides of every step, fading across the bar)
+    and a slight blur; ruler and tick-scale ticks are
+    drawn over it at a contrast of 0.2-0.6 (either polarity) with a slight blur.
+    ``scale_px`` is the bar width or the tick period, from glyph scale (3-5 px) up.
+    The graphic lies on or near the top or bottom edge. ``texts`` (lines the caller
+    names, e.g. ``"1111"``) are drawn at ``contrast`` as a block ``beside`` the
+    graphic: ``"right"`` on its rows, 2-6 px after its end, or ``"below"`` it,
+    4-8 px under it; they are the truth's identifiers (none without ``texts``).
+    Slice ``ambiguity_conflict``; Burned In Annotation ``NO`` without text.
+    """
+    if type(seed) is not int or seed < 0:
+        raise InputRefused("seed must be a non-negative integer")
+    if carrier not in CARRIERS:
+        raise InputRefused("carrier must be one of: dicom16, dicom8, png8, png16")
+    if kind not in GRAPHICS or beside not in ("right", "below"):
+        raise InputRefused("kind must be one of GRAPHICS and beside 'right' or 'below'")
+    image = np.array(background, dtype=np.float64)
+    if image.ndim != 2 or min(image.shape) < 64 or not np.all((image >= 0.0) & (image <= 1.0)):
+        raise InputRefused("background must be a 2-D image in [0, 1], at least 64 px a side")
+    if not (3 <= scale_px <= 32 and 6 <= font_px <= 48 and 0.0 < contrast <= 1.0):
+        raise InputRefused("scale_px, font_px or contrast is out of range")
+    rng = np.random.default_rng([seed, GRAPHICS.index(kind), scale_px, CARRIERS.index(carrier)])
+    height, width = image.shape
+    if kind == "step_wedge":
+        layer = _step_wedge(rng, scale_px)
+    else:
+        layer = _ticks(rng, scale_px, kind)
+    layer = layer[:, : width // 2]
+    h, w = layer.shape
+    # Along the top or bottom edge, on it (as exposed on the film or plate's border) or near it.
+    x = int(rng.integers(2, 24))
+    margin = int(rng.choice([0, int(rng.integers(2, 12))]))
+    y = margin if rng.random() < 0.5 else height - h - margin
+    pad = 12
+    window = (slice(max(0, y - pad), y + h + pad), slice(max(0, x - pad), x + w + pad))
+    if kind == "step_wedge":
+        image[y : y + h, x : x + w] = layer
+        patch = image[window]
+        sharp = patch + float(rng.uniform(0.5, 3.0)) * (
+            patch - ndimage.gaussian_filter(patch, scale_px * float(rng.uniform(0.5, 2.0)))
+        )
+        image[window] = sharp
+    else:
+        under = image[y : y + h, x : x + w]
+        signed = float(rng.uniform(0.2, 0.6))
+        if float(under.max()) + signed > 1.0 - _HEADROOM:
+            signed = -signed
+        image[y : y + h, x : x + w] = under + signed * layer
+    image[window] = ndimage.gaussian_filter(image[window], float(rng.uniform(0.4, 0.7)))
+    image = np.clip(image, 0.0, 1.0)
+    identifiers: list[dict[str, Any]] = []
+    if texts:
+        alphas = _block_alphas(list(texts), font_px, font_px + 2)
+        block = np.maximum.reduce(alphas)
+        if beside == "right":
+            tx, ty = x + w + int(rng.integers(2, 7)), y
+        else:
+            tx, ty = x, y + h + int(rng.integers(4, 9))
+            if ty + block.shape[0] > height - 2:  # the graphic is at the bottom: text above it
+                ty = y - block.shape[0] - int(rng.integers(4, 9))
+        bh, bw = block.shape
+        if tx + bw > width - 2 or ty < 2 or ty + bh > height - 2:
+            raise InputRefused("the text does not fit beside the graphic")
+        under = image[ty : ty + bh, tx : tx + bw]
+        signed = contrast
+        if float(under.max()) + signed > 1.0 - _HEADROOM:
+            signed = -contrast
+        image[ty : ty + bh, tx : tx + bw] = np.clip(under + signed * block, 0.0, 1.0)
+        identifiers = [_identifier(alpha, tx, ty, signed, font_px) for alpha in alphas]
+        if len(alphas) > 1:
+            for line, entry in enumerate(identifiers):
+                entry["block"], entry["line"] = 0, line
+    attribute = "YES" if identifiers else "NO"
+    return _source(
+        image, seed, "ambiguity_conflict", carrier, identifiers, attribute, 0, rng, background=None
     )
