@@ -94,6 +94,10 @@ _WEDGE_STEMS = 4
 _WEDGE_SHARE = 0.75
 _WEDGE_STEP = 0.5
 _WEDGE_SIDE_PX = 2
+#: A step's rise is at least this many times the spread (interquartile range) of the
+#: ground on either side: a bar of a wedge is flat, and so is the ground beside a glyph
+#: stem, but not a side holding other strokes.
+_FLAT = 2.0
 
 #: Bounds of the real-valued and the integer thresholds of a configuration.
 _MAX_REAL = 64.0
@@ -413,15 +417,21 @@ def _line_bands(strokes: BoolImage) -> list[tuple[int, int]]:
     return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def _stems(strokes: BoolImage) -> list[tuple[int, int]]:
-    """A line's upright stems: column runs stroked in at least half of its fullest rows.
+def _fullest_rows(strokes: BoolImage) -> NDArray[np.bool_]:
+    """The rows of a line crossing at least its median number of strokes.
 
-    The fullest rows (those crossing at least the median number of strokes) are
-    where the stems stand side by side; rows above and below them (the rims of a
-    wedge's bars, a glyph's horizontal bars) would join them into one run.
+    There its stems stand side by side; rows above and below them (the rims of a
+    wedge's bars, a glyph's horizontal bars, the ground beyond a wedge's end) would
+    join them into one run or mix other levels into the ground beside them.
     """
     crossings = _row_crossings(strokes)
-    full = strokes[crossings >= np.median(crossings)]
+    fullest: NDArray[np.bool_] = crossings >= np.median(crossings)
+    return fullest
+
+
+def _stems(strokes: BoolImage) -> list[tuple[int, int]]:
+    """A line's upright stems: column runs stroked in at least half of its fullest rows."""
+    full = strokes[_fullest_rows(strokes)]
     upright = 2 * full.sum(axis=0) >= full.shape[0]
     edges = np.flatnonzero(np.diff(np.concatenate(([0], upright.astype(np.int8), [0]))))
     return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
@@ -438,7 +448,9 @@ def _step_wedge(smooth: FloatImage, response: FloatImage, strokes: BoolImage, le
     So the line is a wedge when at least :data:`_WEDGE_STEMS` of its stems, and
     :data:`_WEDGE_SHARE` of them, are steps: the ground
     :data:`_WEDGE_SIDE_PX` columns wide just off the stem's fringe differs from one
-    side to the other by at least :data:`_WEDGE_STEP` of the stem's own contrast.
+    side to the other by at least :data:`_WEDGE_STEP` of the stem's own contrast
+    (a side must hold at least a quarter of its pixels off the strokes and their
+    fringe).
     Within the smooth patch that text is printed on, the ground moves by a few
     hundredths of the text's contrast across a stem; text beside a wedge on the
     same rows adds ridges to the line, which then stays text.
@@ -449,17 +461,51 @@ def _step_wedge(smooth: FloatImage, response: FloatImage, strokes: BoolImage, le
     stems = _stems(strokes)
     if len(stems) < _WEDGE_STEMS:
         return False
+    steps = _steps(smooth, response, strokes, left, stems)
+    return steps >= _WEDGE_STEMS and steps >= _WEDGE_SHARE * len(stems)
+
+
+def _steps(
+    smooth: FloatImage,
+    response: FloatImage,
+    strokes: BoolImage,
+    left: int,
+    stems: list[tuple[int, int]],
+) -> int:
+    """How many of ``stems`` are steps of the ground (see :func:`_step_wedge`)."""
+    # The ground: off this line's strokes and their 1-px fringe (outside the line's
+    # columns there are none). Where a side holds too little ground (stems too close
+    # together, as in small text) the stem is not taken for a step.
+    fullest = _fullest_rows(strokes)
+    ground = np.ones(smooth.shape, dtype=bool)
+    ground[:, left : left + strokes.shape[1]] = ~ndimage.binary_dilation(strokes)
+    smooth, ground = smooth[fullest], ground[fullest]
+    reach = _WEDGE_SIDE_PX
     steps = 0
     for start, stop in stems:
-        before, after = left + start - 1 - _WEDGE_SIDE_PX, left + stop + 1
-        if before < 0 or after + _WEDGE_SIDE_PX > smooth.shape[1]:
+        before, after = left + start - 1 - reach, left + stop + 1
+        if before < 0 or after + reach > smooth.shape[1]:
             continue
-        rise = float(np.median(smooth[:, after : after + _WEDGE_SIDE_PX])) - float(
-            np.median(smooth[:, before : before + _WEDGE_SIDE_PX])
+        columns = [range(before, before + reach), range(after, after + reach)]
+        sides = [[smooth[ground[:, c], c] for c in side] for side in columns]
+        if any(
+            2 * sum(column.size for column in side) < smooth.shape[0]
+            or max(column.size for column in side) < 2
+            for side in sides
+        ):
+            continue
+        rise = abs(float(np.median(np.concatenate(sides[1])) - np.median(np.concatenate(sides[0]))))
+        # Along each column: a bar is uniform from rim to rim (its level may slope across
+        # it); ground beside a glyph is too, but not a column crossing other strokes.
+        rough = max(
+            float(np.subtract(*np.percentile(column, (75, 25))))
+            for side in sides
+            for column in side
+            if column.size >= 2
         )
         stem = response[:, start:stop][strokes[:, start:stop]]
-        steps += abs(rise) >= _WEDGE_STEP * float(np.percentile(stem, 90))
-    return steps >= _WEDGE_STEMS and steps >= _WEDGE_SHARE * len(stems)
+        steps += rise >= _WEDGE_STEP * float(np.percentile(stem, 90)) and rise >= _FLAT * rough
+    return steps
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,6 +628,7 @@ def _line_candidate(
     band: tuple[int, int],
     config: BurnedInConfig,
     *,
+    dark: bool = False,
     beside_text: bool = False,
     min_density: float | None = None,
 ) -> _Candidate | None:
@@ -621,7 +668,9 @@ def _line_candidate(
     stroke_level = float(np.percentile(response[line][strokes], 90))
     if stroke_level < config.min_stroke_contrast:
         return None
-    if _step_wedge(smooth[top:bottom], response[line], strokes, blob[1].start):
+    # Dark text is bright text on the negative: its ground lies below its strokes there too.
+    rows = -smooth[top:bottom] if dark else smooth[top:bottom]
+    if _step_wedge(rows, response[line], strokes, blob[1].start):
         return None
     ground = response[line][~ndimage.binary_dilation(strokes)]
     flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
@@ -670,7 +719,7 @@ def _line_candidate(
 
 
 def _candidates(
-    response: FloatImage, smooth: FloatImage, config: BurnedInConfig
+    response: FloatImage, smooth: FloatImage, config: BurnedInConfig, *, dark: bool = False
 ) -> tuple[list[_Candidate], bool]:
     """Text-line candidates of one polarity's top-hat response, and whether it is too cluttered.
 
@@ -681,6 +730,7 @@ def _candidates(
     lines (:func:`_line_bands`); each line is tested on its own
     (:func:`_line_candidate`). Too cluttered: even the quieter half of the image
     is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
+    ``dark``: the response is the black top-hat (dark text).
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
     levels, weak = _levels(energy, config)
@@ -698,7 +748,7 @@ def _candidates(
         for band in _line_bands(strokes):
             if band[1] - band[0] <= config.max_text_height:
                 candidate = _line_candidate(
-                    response, smooth, energy, levels, where, inside, band, config
+                    response, smooth, energy, levels, where, inside, band, config, dark=dark
                 )
                 if candidate is not None:
                     found.append(candidate)
@@ -718,6 +768,7 @@ def _candidates(
                     part_inside,
                     part_band,
                     config,
+                    dark=dark,
                     min_density=config.strip_crossing_density,
                 )
                 if candidate is not None:
@@ -734,6 +785,7 @@ def _candidates(
                 part_inside,
                 part_band,
                 config,
+                dark=dark,
                 beside_text=True,
             )
             if candidate is not None:
@@ -869,7 +921,7 @@ def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
         _tophat(smooth, config.tophat_px, white=True), smooth, config
     )
     dark, dark_cluttered = _candidates(
-        _tophat(smooth, config.tophat_px, white=False), smooth, config
+        _tophat(smooth, config.tophat_px, white=False), smooth, config, dark=True
     )
     candidates = bright + dark
     regions = _merge_regions([c.region for c in candidates if c.region is not None])

@@ -554,9 +554,14 @@ def render_on_background(
     contrast: float,
     lines: int = 1,
     pitch: int | None = None,
+    texts: Sequence[str] | None = None,
 ) -> GeneratedSource | None:
     """Synthetic identifier text (one line, or ``lines`` stacked ``pitch`` px apart) drawn on a
     caller's ``background``.
+
+    ``texts`` names the lines instead of random tokens (one line each, ``lines`` is
+    then their number): strings a caller chooses, e.g. repeated digits (``"1111"``,
+    ``"0000"``), whose upright strokes are as regular as a ruler's ticks.
 
     ``background`` is a grey image scaled to the display range [0, 1] (e.g. a real image
     between its 0.1 and 99.9 percentiles). The block goes near a corner or an edge, where
@@ -572,12 +577,17 @@ def render_on_background(
     image = np.array(background, dtype=np.float64)
     if image.ndim != 2 or min(image.shape) < 16 or not np.all((image >= 0.0) & (image <= 1.0)):
         raise InputRefused("background must be a 2-D image in [0, 1], at least 16 px a side")
+    if texts is not None:
+        if not texts or not all(type(text) is str and text.strip() for text in texts):
+            raise InputRefused("texts must be non-empty strings")
+        lines = len(texts)
     pitch = font_px + 1 if pitch is None else pitch
     if not (6 <= font_px <= 48 and 1 <= lines <= 8 and pitch > font_px and 0.0 < contrast <= 1.0):
         raise InputRefused("font_px, lines, pitch or contrast is out of range")
     rng = np.random.default_rng([seed, font_px, lines, pitch, CARRIERS.index(carrier)])
     taken = np.zeros(image.shape, dtype=bool)
-    alphas = _block_alphas([_token(rng) for _ in range(lines)], font_px, pitch)
+    strings = list(texts) if texts is not None else [_token(rng) for _ in range(lines)]
+    alphas = _block_alphas(strings, font_px, pitch)
     drawn = None
     for anywhere in (False, True):
         drawn = _draw(rng, image, taken, alphas, anywhere, contrast, font_px)
