@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -87,13 +88,12 @@ _OUTLIER_PX = 16
 #: The display scale spans at least this share of the near-full grey range.
 _SPARSE_RANGE = 0.25
 
-#: A step wedge (grey scale) is a line with at least this many steps of one sign,
-#: at least this share of its stems, each rising by at least this share of the strokes'
-#: contrast between the ground this many columns wide on either side.
+#: A step wedge (grey scale) is a line whose plateaus between stems climb in at least
+#: this many steps of one sign, at least this share of their differences, each at least
+#: this share of the contrast of the stem between them.
 _WEDGE_STEMS = 4
 _WEDGE_SHARE = 0.75
 _WEDGE_STEP = 0.5
-_WEDGE_SIDE_PX = 2
 #: A step's rise is at least this many times the spread (interquartile range) of the
 #: ground on either side: a bar of a wedge is flat, and so is the ground beside a glyph
 #: stem, but not a side holding other strokes.
@@ -437,75 +437,70 @@ def _stems(strokes: BoolImage) -> list[tuple[int, int]]:
     return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def _step_wedge(smooth: FloatImage, response: FloatImage, strokes: BoolImage, left: int) -> bool:
+def _step_wedge(smooth: FloatImage, response: FloatImage, strokes: BoolImage) -> bool:
     """Whether a line's stems are the steps of a grey scale (a step wedge), not glyph stems.
 
-    A glyph stem is a ridge: the ground is at one level on both sides of it. A
-    step wedge is a staircase of bars of monotone grey levels, and the imaging
-    chain's edge enhancement puts an overshoot on both sides of every step, which
-    the top-hat reads as a stem; but across each such "stem" the ground changes by
-    a whole step (the wedge's two ends, against the background, are steps too).
-    So the line is a wedge when at least :data:`_WEDGE_STEMS` of its stems, and
-    :data:`_WEDGE_SHARE` of them, are steps: the ground
-    :data:`_WEDGE_SIDE_PX` columns wide just off the stem's fringe differs from one
-    side to the other by at least :data:`_WEDGE_STEP` of the stem's own contrast
-    (a side must hold at least a quarter of its pixels off the strokes and their
-    fringe).
-    Within the smooth patch that text is printed on, the ground moves by a few
-    hundredths of the text's contrast across a stem; text beside a wedge on the
-    same rows adds ridges to the line, which then stays text.
+    A step wedge is a row of bars of monotone grey levels; the imaging chain's
+    edge enhancement puts an overshoot on both sides of every step, which the
+    top-hat reads as a stem. Between two stems lies a *plateau*: a wedge's bar,
+    or the ground (with any glyph parts of the other polarity) between two glyph
+    stems. A wedge's plateaus climb (or fall) step by step: each differs from the
+    one before by a whole step, in one direction, and each is uniform along its
+    columns. Text's plateaus do not: beside the stems of one polarity lie the
+    same ground or the same mix of ground and glyphs again and again, whether the
+    stems are irregular or as regular as "1111"; text on a gradient moves by a
+    few hundredths of its contrast from one plateau to the next.
 
-    ``smooth`` holds the line's rows across the whole image; the line's columns
-    (those of ``response`` and ``strokes``) start at column ``left`` of it.
+    So the line is a wedge when at least :data:`_WEDGE_STEMS` of the differences
+    between consecutive plateaus, and :data:`_WEDGE_SHARE` of them, are steps of
+    one sign, each at least :data:`_WEDGE_STEP` of the contrast of the stem between
+    them and :data:`_FLAT` times the spread along any column of the two plateaus.
+    Plateaus are read on the line's fullest rows, off its strokes and their 1-px
+    fringe; one with too little such ground (stems too close, as in small text) is
+    no step. Text beside a wedge on the same rows breaks its staircase.
     """
     stems = _stems(strokes)
-    if len(stems) < _WEDGE_STEMS:
+    if len(stems) < _WEDGE_STEMS + 2:  # n stems bound n - 1 plateaus: n - 2 differences
         return False
-    steps = _steps(smooth, response, strokes, left, stems)
-    return steps >= _WEDGE_STEMS and steps >= _WEDGE_SHARE * len(stems)
+    signs = _steps(smooth, response, strokes, stems)
+    most = max(signs.count(1), signs.count(-1))
+    return most >= _WEDGE_STEMS and most >= _WEDGE_SHARE * len(signs)
 
 
 def _steps(
-    smooth: FloatImage,
-    response: FloatImage,
-    strokes: BoolImage,
-    left: int,
-    stems: list[tuple[int, int]],
-) -> int:
-    """How many of ``stems`` are steps of the ground (see :func:`_step_wedge`)."""
-    # The ground: off this line's strokes and their 1-px fringe (outside the line's
-    # columns there are none). Where a side holds too little ground (stems too close
-    # together, as in small text) the stem is not taken for a step.
+    smooth: FloatImage, response: FloatImage, strokes: BoolImage, stems: list[tuple[int, int]]
+) -> list[int]:
+    """Per pair of consecutive plateaus: +1 or -1 for a step up or down, else 0
+    (see :func:`_step_wedge`)."""
     fullest = _fullest_rows(strokes)
-    ground = np.ones(smooth.shape, dtype=bool)
-    ground[:, left : left + strokes.shape[1]] = ~ndimage.binary_dilation(strokes)
-    smooth, ground = smooth[fullest], ground[fullest]
-    reach = _WEDGE_SIDE_PX
-    steps = 0
-    for start, stop in stems:
-        before, after = left + start - 1 - reach, left + stop + 1
-        if before < 0 or after + reach > smooth.shape[1]:
+    ground = ~ndimage.binary_dilation(strokes)[fullest]
+    smooth = smooth[fullest]
+    plateaus: list[list[FloatImage] | None] = []
+    for (_, stop), (start, _) in pairwise(stems):
+        columns = [smooth[ground[:, c], c] for c in range(stop, start)]
+        enough = 2 * sum(column.size for column in columns) >= smooth.shape[0]
+        plateaus.append(columns if enough and columns else None)
+    signs = []
+    for index, (before, after) in enumerate(pairwise(plateaus)):
+        if before is None or after is None:
+            signs.append(0)
             continue
-        columns = [range(before, before + reach), range(after, after + reach)]
-        sides = [[smooth[ground[:, c], c] for c in side] for side in columns]
-        if any(
-            2 * sum(column.size for column in side) < smooth.shape[0]
-            or max(column.size for column in side) < 2
-            for side in sides
-        ):
-            continue
-        rise = abs(float(np.median(np.concatenate(sides[1])) - np.median(np.concatenate(sides[0]))))
-        # Along each column: a bar is uniform from rim to rim (its level may slope across
-        # it); ground beside a glyph is too, but not a column crossing other strokes.
+        rise = float(np.mean(np.concatenate(after))) - float(np.mean(np.concatenate(before)))
         rough = max(
-            float(np.subtract(*np.percentile(column, (75, 25))))
-            for side in sides
-            for column in side
-            if column.size >= 2
+            (
+                float(np.subtract(*np.percentile(column, (75, 25))))
+                for column in before + after
+                if column.size >= 2
+            ),
+            default=0.0,
         )
+        start, stop = stems[index + 1]
         stem = response[:, start:stop][strokes[:, start:stop]]
-        steps += rise >= _WEDGE_STEP * float(np.percentile(stem, 90)) and rise >= _FLAT * rough
-    return steps
+        step = (
+            abs(rise) >= _WEDGE_STEP * float(np.percentile(stem, 90)) and abs(rise) >= _FLAT * rough
+        )
+        signs.append(int(np.sign(rise)) if step else 0)
+    return signs
 
 
 @dataclass(frozen=True, slots=True)
@@ -628,7 +623,6 @@ def _line_candidate(
     band: tuple[int, int],
     config: BurnedInConfig,
     *,
-    dark: bool = False,
     beside_text: bool = False,
     min_density: float | None = None,
 ) -> _Candidate | None:
@@ -668,9 +662,7 @@ def _line_candidate(
     stroke_level = float(np.percentile(response[line][strokes], 90))
     if stroke_level < config.min_stroke_contrast:
         return None
-    # Dark text is bright text on the negative: its ground lies below its strokes there too.
-    rows = -smooth[top:bottom] if dark else smooth[top:bottom]
-    if _step_wedge(rows, response[line], strokes, blob[1].start):
+    if _step_wedge(smooth[line], response[line], strokes):
         return None
     ground = response[line][~ndimage.binary_dilation(strokes)]
     flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
@@ -719,7 +711,7 @@ def _line_candidate(
 
 
 def _candidates(
-    response: FloatImage, smooth: FloatImage, config: BurnedInConfig, *, dark: bool = False
+    response: FloatImage, smooth: FloatImage, config: BurnedInConfig
 ) -> tuple[list[_Candidate], bool]:
     """Text-line candidates of one polarity's top-hat response, and whether it is too cluttered.
 
@@ -730,7 +722,6 @@ def _candidates(
     lines (:func:`_line_bands`); each line is tested on its own
     (:func:`_line_candidate`). Too cluttered: even the quieter half of the image
     is so textured that the sensitive level exceeds ``max_sensitive_threshold``.
-    ``dark``: the response is the black top-hat (dark text).
     """
     energy = ndimage.uniform_filter(response, size=(config.energy_rows, config.energy_cols))
     levels, weak = _levels(energy, config)
@@ -748,7 +739,7 @@ def _candidates(
         for band in _line_bands(strokes):
             if band[1] - band[0] <= config.max_text_height:
                 candidate = _line_candidate(
-                    response, smooth, energy, levels, where, inside, band, config, dark=dark
+                    response, smooth, energy, levels, where, inside, band, config
                 )
                 if candidate is not None:
                     found.append(candidate)
@@ -768,7 +759,6 @@ def _candidates(
                     part_inside,
                     part_band,
                     config,
-                    dark=dark,
                     min_density=config.strip_crossing_density,
                 )
                 if candidate is not None:
@@ -785,7 +775,6 @@ def _candidates(
                 part_inside,
                 part_band,
                 config,
-                dark=dark,
                 beside_text=True,
             )
             if candidate is not None:
@@ -921,7 +910,7 @@ def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
         _tophat(smooth, config.tophat_px, white=True), smooth, config
     )
     dark, dark_cluttered = _candidates(
-        _tophat(smooth, config.tophat_px, white=False), smooth, config, dark=True
+        _tophat(smooth, config.tophat_px, white=False), smooth, config
     )
     candidates = bright + dark
     regions = _merge_regions([c.region for c in candidates if c.region is not None])

@@ -705,8 +705,8 @@ def render_graphic(
     if texts:
         alphas = _block_alphas(list(texts), font_px, font_px + 2)
         block = np.maximum.reduce(alphas)
-        if beside == "right":
-            tx, ty = x + w + int(rng.integers(2, 7)), y
+        if beside == "right":  # on the graphic's rows (inside the image)
+            tx, ty = x + w + int(rng.integers(2, 7)), min(max(2, y), height - 2 - block.shape[0])
         else:
             tx, ty = x, y + h + int(rng.integers(4, 9))
             if ty + block.shape[0] > height - 2:  # the graphic is at the bottom: text above it
