@@ -21,7 +21,13 @@ and never downloads anything. Three sets:
   render seeds below :data:`CHECK_SEED` and is checked on seeds from it; both
   halves are printed;
 * **split**: the text-free and rendered targets again on each half of the real
-  backgrounds (alternate images in listing order), the tuning and check halves.
+  backgrounds (alternate images in listing order), the tuning and check halves;
+* **graphics**: burned-in graphics that are not text, generated from their
+  physics (``render_graphic``: step wedges, rulers, tick scales at 3-16 px on
+  plain backgrounds; tuning and check seeds), text beside them (identifier
+  tokens and repeated digits), and repeated-digit strings ("1111", "0000")
+  rendered on every text-free and plain background: such strings have stems as
+  regular as a ruler's, and no rule for graphics may let them through.
 
 It prints every target with its figure and whether it holds, and exits 1 if
 any does not.
@@ -46,9 +52,11 @@ from scipy import ndimage
 from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B, BurnedInConfig, run
 from pytest_openmed.development.sources.burned_in import (
     BACKGROUNDS,
+    GRAPHICS,
     MISS_FRACTION,
     identifier_coverage,
     plain_background,
+    render_graphic,
     render_on_background,
 )
 
@@ -522,13 +530,154 @@ def _split_targets(images: list[RealImage], configs: dict[str, BurnedInConfig]) 
     return targets
 
 
+#: Burned-in graphics: bar widths / tick periods, plain-background seeds per half, and
+#: the strings drawn beside graphics and on every background (repeated digits have
+#: stems as regular as ticks; identifier tokens are the generator's shapes).
+GRAPHIC_SCALES = (3, 4, 5, 6, 8, 11, 16)
+GRAPHIC_SEEDS = 5
+REPEATED_DIGITS = (
+    ("1111",),
+    ("0000",),
+    ("11111111",),
+    ("00000000",),
+    ("1111-1111",),
+    ("11-11-1111",),
+    ("ID ZZ111111",),
+    ("ACC 0000-0000",),
+    ("1111", "0000", "1111"),
+)
+DIGIT_FONTS = (9, 12, 16, 20)
+
+
+def graphic_sources(kind: str, first_seed: int) -> Iterator[tuple[str, Any]]:
+    """Text-free ``kind`` graphics on plain 512-px backgrounds, at every scale."""
+    index = 0
+    for seed in range(first_seed, first_seed + GRAPHIC_SEEDS):
+        for background_kind in BACKGROUNDS[1:]:
+            rng = np.random.default_rng([seed, BACKGROUNDS.index(background_kind), 5])
+            background = plain_background(rng, background_kind, (PLAIN_SIDE, PLAIN_SIDE))
+            for scale in GRAPHIC_SCALES:
+                carrier = RENDER_CARRIERS[index % len(RENDER_CARRIERS)]
+                index += 1
+                source = render_graphic(
+                    background, seed, kind=kind, carrier=carrier, scale_px=scale
+                )
+                yield f"{kind}:{background_kind}:{seed}:{scale}px:{carrier}", source
+
+
+def beside_graphic_sources(first_seed: int) -> Iterator[tuple[str, Any]]:
+    """Repeated digits and identifier tokens beside a step wedge or a tick scale."""
+    index = 0
+    for seed in range(first_seed, first_seed + GRAPHIC_SEEDS):
+        rng = np.random.default_rng([seed, 7])
+        background = plain_background(rng, "grey", (PLAIN_SIDE, PLAIN_SIDE))
+        for kind in ("step_wedge", "tick_scale"):
+            for texts in REPEATED_DIGITS:
+                for beside in ("right", "below"):
+                    scale = GRAPHIC_SCALES[index % len(GRAPHIC_SCALES)]
+                    font_px = DIGIT_FONTS[index % len(DIGIT_FONTS)]
+                    contrast = CONTRASTS[index % len(CONTRASTS)]
+                    index += 1
+                    source = render_graphic(
+                        background,
+                        seed,
+                        kind=kind,
+                        carrier=RENDER_CARRIERS[index % len(RENDER_CARRIERS)],
+                        scale_px=scale,
+                        texts=texts,
+                        font_px=font_px,
+                        contrast=contrast,
+                        beside=beside,
+                    )
+                    yield f"{kind}:{seed}:{'/'.join(texts)}:{beside}:{font_px}px", source
+
+
+def digit_sources(backgrounds: list[tuple[str, Array]]) -> Iterator[tuple[str, Any]]:
+    """Every repeated-digit string at every font on each background; contrasts rotate."""
+    index = 0
+    for name, background in backgrounds:
+        for texts in REPEATED_DIGITS:
+            for font_px in DIGIT_FONTS:
+                index += 1
+                source = render_on_background(
+                    background,
+                    index,
+                    carrier=RENDER_CARRIERS[index % len(RENDER_CARRIERS)],
+                    font_px=font_px,
+                    contrast=CONTRASTS[index % len(CONTRASTS)],
+                    pitch=font_px + 2,
+                    texts=texts,
+                )
+                if source is not None:
+                    yield f"{name}:{'/'.join(texts)}:{font_px}px", source
+
+
+def _silent_target(
+    title: str, sources: list[tuple[str, Any]], label: str, config: BurnedInConfig
+) -> Target:
+    strings = missed = 0
+    silent: list[str] = []
+    for name, source in sources:
+        output = run(source.asset, config)
+        covered = identifier_coverage(source.truth, output.output["regions"])
+        lost = sum(c < MISS_FRACTION for c in covered)
+        strings += len(covered)
+        missed += lost
+        if lost and not ("privacy" in output.safety_failures or output.abstained):
+            silent.append(name)
+    return Target(
+        f"{title}, config {label}: zero silent misses",
+        f"{len(silent)} silent; {missed}/{strings} strings missed {silent[:3]}",
+        not silent,
+    )
+
+
+def _graphics_targets(images: list[RealImage], configs: dict[str, BurnedInConfig]) -> list[Target]:
+    targets = []
+    for half, first in (("tuning half", 0), ("check half", CHECK_SEED)):
+        for kind in GRAPHICS:
+            sources = list(graphic_sources(kind, first))
+            for label, config in configs.items():
+                flagged = masked = 0
+                for _name, source in sources:
+                    output = run(source.asset, config)
+                    flagged += "privacy" in output.safety_failures
+                    masked += bool(output.output["regions"])
+                rate = flagged / len(sources)
+                # Step wedges are a target under B; rulers and tick scales are measured.
+                holds = rate <= 0.10 if kind == "step_wedge" and label == "B" else None
+                targets.append(
+                    Target(
+                        f"[{half}] generated {kind}, text-free, config {label}: privacy"
+                        + (" <= 10 %" if holds is not None else ""),
+                        f"{rate:.1%} ({flagged}/{len(sources)}); masked on {masked}",
+                        holds,
+                    )
+                )
+        beside = list(beside_graphic_sources(first))
+        for label, config in configs.items():
+            targets.append(
+                _silent_target(f"[{half}] text beside generated graphics", beside, label, config)
+            )
+    plains = [
+        (kind, plain_background(np.random.default_rng([0, index]), kind, (PLAIN_SIDE,) * 2))
+        for index, kind in enumerate(BACKGROUNDS[1:], start=1)
+    ]
+    digits = list(digit_sources(plains + [(image.name, image.display) for image in images]))
+    for label, config in configs.items():
+        targets.append(
+            _silent_target("repeated digits on plain and real backgrounds", digits, label, config)
+        )
+    return targets
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the text-free images and exit")
     parser.add_argument("--verbose", action="store_true", help="name every missed rendering")
     parser.add_argument(
         "--only",
-        choices=("text-free", "real-text", "rendered", "plain", "split"),
+        choices=("text-free", "real-text", "rendered", "plain", "split", "graphics"),
         help="run one set only",
     )
     args = parser.parse_args(argv)
@@ -544,6 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         "rendered": lambda: _rendered_targets(images, configs, args.verbose),
         "plain": lambda: _plain_targets(configs),
         "split": lambda: _split_targets(images, configs),
+        "graphics": lambda: _graphics_targets(images, configs),
     }
     report = Report()
     for name, section in sections.items():
