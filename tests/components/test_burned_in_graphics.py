@@ -47,13 +47,14 @@ def _missed(source: GeneratedSource, config: BurnedInConfig) -> tuple[int, bool]
 @pytest.mark.parametrize(
     ("background", "seed", "scale_px", "carrier"),
     [
-        # Each was reported as text by B (privacy) and masked by A before the wedge rule.
+        # Each was masked as text by A before the wedge rule; the first four were also
+        # reported by B (privacy).
         ("black", 1, 8, "png8"),
-        ("black", 5, 8, "png8"),
         ("grey", 2, 8, "dicom8"),
-        ("grey", 6, 6, "dicom8"),
         ("grey", 9, 5, "png8"),
-        ("gradient", 6, 6, "dicom8"),
+        ("gradient", 9, 5, "png8"),
+        ("grey", 10, 6, "dicom8"),
+        ("gradient", 0, 6, "dicom16"),
     ],
 )
 def test_a_generated_step_wedge_is_neither_reported_nor_masked_as_text(

@@ -657,8 +657,8 @@ def render_graphic(
     ``scale_px`` is the bar width or the tick period, from glyph scale (3-5 px) up.
     The graphic lies on or near the top or bottom edge. ``texts`` (lines the caller
     names, e.g. ``"1111"``) are drawn at ``contrast`` as a block ``beside`` the
-    graphic: ``"right"`` on its rows, 2-6 px after its end, or ``"below"`` it,
-    4-8 px under it; they are the truth's identifiers (none without ``texts``).
+    graphic: ``"right"`` on its rows, 10-20 px after its end (clear of it, as the
+    distractors keep clear of identifiers), or ``"below"`` it, 4-8 px under it; they are the truth's identifiers (none without ``texts``).
     Slice ``ambiguity_conflict``; Burned In Annotation ``NO`` without text.
     """
     if type(seed) is not int or seed < 0:
@@ -705,8 +705,11 @@ def render_graphic(
     if texts:
         alphas = _block_alphas(list(texts), font_px, font_px + 2)
         block = np.maximum.reduce(alphas)
+        # Clear of the graphic, as the distractors keep clear of identifiers (text
+        # touching a structure on its rows is a documented limit of the component).
         if beside == "right":  # on the graphic's rows (inside the image)
-            tx, ty = x + w + int(rng.integers(2, 7)), min(max(2, y), height - 2 - block.shape[0])
+            gap = int(rng.integers(_DISTRACTOR_CLEARANCE, 2 * _DISTRACTOR_CLEARANCE + 1))
+            tx, ty = x + w + gap, min(max(2, y), height - 2 - block.shape[0])
         else:
             tx, ty = x, y + h + int(rng.integers(4, 9))
             if ty + block.shape[0] > height - 2:  # the graphic is at the bottom: text above it
