@@ -21,7 +21,8 @@ line's box, continued along the line over faint glyphs and padded at both ends.
 (1.0 when there is no candidate). The runtime privacy rule — the component
 cannot know the truth — is: a ``privacy`` safety failure when any text
 candidate keeps at least ``min_candidate_px`` core pixels outside every masked
-region (text-like content left readable), or when the DICOM Burned In
+region (text-like content left readable; a step wedge, whose plateaus between
+stems climb step by step, is masked like a candidate but is not text), or when the DICOM Burned In
 Annotation attribute says ``YES`` (or holds a value outside YES/NO) and no
 region was found. Outputs are de-identification candidates for review, not a
 guarantee; see ``docs/components/burned_in.md``.
@@ -505,12 +506,14 @@ def _steps(
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
-    """A text-like line: where it is, its core pixels, and the region it earned (if any)."""
+    """A text-like line: where it is, its core pixels, the region it earned (if any), and
+    whether it is a graphic (a step wedge) rather than text."""
 
     where: tuple[slice, slice]
     core: BoolImage
     region: Region | None
     line: Region
+    graphic: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,8 +665,6 @@ def _line_candidate(
     stroke_level = float(np.percentile(response[line][strokes], 90))
     if stroke_level < config.min_stroke_contrast:
         return None
-    if _step_wedge(smooth[line], response[line], strokes):
-        return None
     ground = response[line][~ndimage.binary_dilation(strokes)]
     flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
     if not (flat or (beside_text and text_h <= config.max_text_height)):
@@ -707,7 +708,8 @@ def _line_candidate(
         blob[1].start + int(cols[-1]) + 1,
         bottom,
     )
-    return _Candidate(where=where, core=core, region=region, line=line_box)
+    graphic = _step_wedge(smooth[line], response[line], strokes)
+    return _Candidate(where=where, core=core, region=region, line=line_box, graphic=graphic)
 
 
 def _candidates(
@@ -919,7 +921,9 @@ def _detect(image: FloatImage, config: BurnedInConfig) -> _Detection:
         masked[y0:y1, x0:x1] = True
     candidate_map = np.zeros(image.shape, dtype=bool)
     uncovered_candidates = 0
-    for candidate in candidates:
+    # A step wedge keeps the region it earned (masking it is harmless, and text beside
+    # it may lie inside), but it is not text: left unmasked it is no privacy failure.
+    for candidate in (c for c in candidates if not c.graphic):
         candidate_map[candidate.where] |= candidate.core
         uncovered = int((candidate.core & ~masked[candidate.where]).sum())
         if uncovered >= config.min_candidate_px:
