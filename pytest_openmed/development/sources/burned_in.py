@@ -650,16 +650,17 @@ def render_graphic(
 
     Built from how such graphics are made, not from an example: a step wedge's bars
     are exposed over the background and then pass the imaging chain's edge
-    enhancement (an unsharp mask of 0.5-2 bar widths, as computed radiography
-    applies it: an overshoot on both sides of every step, fading across the bar)
-    and a slight blur; ruler and tick-scale ticks are
-    drawn over it at a contrast of 0.2-0.6 (either polarity) with a slight blur.
+    enhancement (an unsharp mask of 0.5-2 bar widths, gain 0.5-3, as computed
+    radiography applies it: an overshoot on both sides of every step, fading
+    across the bar) and a slight blur; ruler and tick-scale ticks are drawn over
+    the background at a contrast of 0.2-0.6 (either polarity) with a slight blur.
     ``scale_px`` is the bar width or the tick period, from glyph scale (3-5 px) up.
     The graphic lies on or near the top or bottom edge. ``texts`` (lines the caller
     names, e.g. ``"1111"``) are drawn at ``contrast`` as a block ``beside`` the
     graphic: ``"right"`` on its rows, 10-20 px after its end (clear of it, as the
-    distractors keep clear of identifiers), or ``"below"`` it, 4-8 px under it; they are the truth's identifiers (none without ``texts``).
-    Slice ``ambiguity_conflict``; Burned In Annotation ``NO`` without text.
+    distractors keep clear of identifiers), or ``"below"`` it, 4-8 px under it;
+    they are the truth's identifiers (none without ``texts``). Slice
+    ``ambiguity_conflict``; Burned In Annotation ``NO`` without text.
     """
     if type(seed) is not int or seed < 0:
         raise InputRefused("seed must be a non-negative integer")
