@@ -22,9 +22,10 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    against a straight TP-to-PR baseline per lead, at half the P height moved
    along the tangent, for a P wave that is a wave, stands alone, rises from a
    quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
-   in a diastole that does not repeat itself one atrial flutter cycle on (a PR
-   exists only when one P wave conducts to each QRS: not in fibrillation or
-   flutter); T offset per lead by the trapezium-area method after the
+   in a diastole that does not repeat itself one atrial flutter cycle on and
+   is not seen again at its size one flutter cycle earlier inside the T wave
+   (II, III, aVF and V1; a PR exists only when one P wave conducts to each
+   QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
    be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
@@ -315,8 +316,9 @@ class _Template:
 
     ``each`` holds every aligned beat (leads × beats × samples), for checking
     that a wave of the median beat is present beat by beat; ``earlier`` the
-    median beats reaching ``reach`` samples further back (one flutter cycle),
-    over the beats that have them (``None``: fewer than three do).
+    median beats of II, III, aVF and V1 reaching ``reach`` samples further back
+    (one flutter cycle), over the beats that have them (``None``: one of those
+    leads is not delineated, or fewer than three beats have them).
     """
 
     beats: npt.NDArray[np.float64]
@@ -328,7 +330,11 @@ class _Template:
 
 
 def _template(
-    leads: npt.NDArray[np.float64], peaks: npt.NDArray[np.int64], rr_s: float, fs: float
+    leads: npt.NDArray[np.float64],
+    peaks: npt.NDArray[np.int64],
+    rr_s: float,
+    fs: float,
+    flutter_rows: tuple[int, ...] | None = None,
 ) -> _Template | None:
     pre = round(min(0.40, 0.6 * rr_s) * fs)
     post = round(min(0.70, 0.9 * rr_s) * fs)
@@ -340,9 +346,9 @@ def _template(
     reach = math.ceil(_FLUTTER_CYCLE_S[1] * fs)
     room = usable[usable - pre - reach >= 0]
     earlier = None
-    if room.size >= _MIN_BEATS:
+    if flutter_rows is not None and room.size >= _MIN_BEATS:
         back = room[:, None] + np.arange(-pre - reach, post + 1)[None, :]
-        earlier = np.median(leads[:, back], axis=1)
+        earlier = np.median(leads[list(flutter_rows)][:, back], axis=1)
     return _Template(
         beats=np.median(each, axis=1), r=pre, fs=fs, each=each, earlier=earlier, reach=reach
     )
@@ -613,19 +619,17 @@ def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float
     return False
 
 
-def _flutter_wave_in_t(
-    template: _Template, p_on: float, qrs_on: float, rr_s: float, rows: tuple[int, ...]
-) -> bool:
+def _flutter_wave_in_t(template: _Template, p_on: float, qrs_on: float, rr_s: float) -> bool:
     """Whether the P wave recurs, at its size, one flutter cycle earlier inside the T wave.
 
     With a fixed conduction ratio and a diastole shorter than one flutter cycle
     (3:1 with a long QT, 2:1 at fast rates) the flutter wave before the one
     that precedes the QRS lies in the T wave, so :func:`_flutter_waves` has no
     diastole to compare.  The T wave is smooth over a P wave's span, where a
-    flutter wave's fast phase is not: in each of II, III, aVF and V1 (``rows``)
-    the stretch one cycle (RR / 2, 3 or 4, ±5 %, within 171–250 ms) before the
-    P wave's first 80 ms is fitted by least squares on that P stretch and a
-    cubic in time.  A partial correlation of at least 0.4 with a coefficient
+    flutter wave's fast phase is not: in each of II, III, aVF and V1
+    (``template.earlier``) the stretch one cycle (RR / 2, 3 or 4, ±5 %, within
+    171–250 ms) before the P wave's first 80 ms is fitted by least squares on
+    that P stretch and a cubic in time.  A partial correlation of at least 0.4 with a coefficient
     of half to twice (the same wave, the same size) in every one of those leads
     is continuous atrial activity.  A sinus P wave's shape one cycle earlier,
     in the same leads and at its size, is not found in the T wave.
@@ -640,7 +644,7 @@ def _flutter_wave_in_t(
     basis, _ = np.linalg.qr(
         np.vander(np.linspace(-1.0, 1.0, last - first), _FLUTTER_FIT_DEGREE + 1)
     )
-    wave = earlier[list(rows), first:last]
+    wave = earlier[:, first:last]
     wave = wave - (wave @ basis) @ basis.T
     own = (wave**2).sum(axis=1)
     if not np.all(own > 0.0):
@@ -656,7 +660,7 @@ def _flutter_wave_in_t(
         if low * fs <= lag <= high * fs
     }
     for lag in sorted(lags):
-        stretch = earlier[list(rows), first - lag : last - lag]
+        stretch = earlier[:, first - lag : last - lag]
         stretch = stretch - (stretch @ basis) @ basis.T
         shared = (wave * stretch).sum(axis=1)
         spread = np.sqrt(own * (stretch**2).sum(axis=1))
@@ -694,16 +698,9 @@ def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: flo
 
 
 def _delineate(
-    template: _Template,
-    rr_s: float,
-    stimulus: int | None = None,
-    flutter_rows: tuple[int, ...] | None = None,
+    template: _Template, rr_s: float, stimulus: int | None = None
 ) -> tuple[dict[str, float | None], dict[str, str]]:
-    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing.
-
-    ``flutter_rows``: the rows of II, III, aVF and V1 (:func:`_flutter_wave_in_t`),
-    ``None`` when one of them is not delineated.
-    """
+    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
     fs, r, beats = template.fs, template.r, template.beats
     none: tuple[dict[str, float | None], dict[str, str]] = (
         {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
@@ -738,11 +735,7 @@ def _delineate(
     p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
     if p_on is not None and t_end is not None and _flutter_waves(template, qrs_on, t_end, rr_s):
         p_on = None  # locked flutter waves: the wave before the QRS is one of them
-    if (
-        p_on is not None
-        and flutter_rows is not None
-        and _flutter_wave_in_t(template, p_on, qrs_on, rr_s, flutter_rows)
-    ):
+    if p_on is not None and _flutter_wave_in_t(template, p_on, qrs_on, rr_s):
         p_on = None  # the same wave one flutter cycle earlier, inside the T wave
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
@@ -851,17 +844,13 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     if not _RATE_RANGE_BPM[0] <= rate <= _RATE_RANGE_BPM[1]:
         return _abstain("rate_out_of_range", lead, fs)
     typical_rr = float(np.median(rr[seen]))
-    template = _template(clean, peaks, typical_rr, fs)
+    atrial = tuple(used.index(name) for name in _FLUTTER_LEADS if name in used)
+    flutter_rows = atrial if len(atrial) == len(_FLUTTER_LEADS) else None
+    template = _template(clean, peaks, typical_rr, fs, flutter_rows)
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     missing: dict[str, str] = {}
     if template is not None:
-        rows = tuple(used.index(name) for name in _FLUTTER_LEADS if name in used)
-        found, missing = _delineate(
-            template,
-            typical_rr,
-            _paced(stimuli, peaks, fs),
-            rows if len(rows) == len(_FLUTTER_LEADS) else None,
-        )
+        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs))
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,
