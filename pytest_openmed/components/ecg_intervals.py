@@ -22,9 +22,10 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    against a straight TP-to-PR baseline per lead, at half the P height moved
    along the tangent, for a P wave that is a wave, stands alone, rises from a
    quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
-   in a diastole that does not repeat itself one atrial flutter cycle on (a PR
-   exists only when one P wave conducts to each QRS: not in fibrillation or
-   flutter); T offset per lead by the trapezium-area method after the
+   in a diastole that does not repeat itself one atrial flutter cycle on and
+   is not seen again at its size one flutter cycle earlier inside the T wave
+   (II, III, aVF and V1; a PR exists only when one P wave conducts to each
+   QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
    be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
@@ -117,6 +118,17 @@ _FLUTTER_RATIOS = (2, 3, 4)
 _FLUTTER_SIMILARITY = 0.9
 _FLUTTER_SIZE = 0.8
 _FLUTTER_MIN_COMPARED_S = 0.04
+#: Where the diastole is shorter than one cycle, the flutter wave one cycle before the one
+#: preceding the QRS lies in the T wave: the first this much (s) of the P wave is fitted there,
+#: with a polynomial of this degree for the T wave (smooth over a P wave's span), at RR / 2,
+#: 3 or 4 within this share, in each of these leads (the flutter waves' inferior and V1
+#: leads); a partial correlation of at least this, at a size in _P_SIZE_RANGE, in every one
+#: of them is the same wave again.
+_FLUTTER_FIT_S = 0.08
+_FLUTTER_FIT_DEGREE = 3
+_FLUTTER_LAG_TOLERANCE = 0.05
+_FLUTTER_LEADS = ("II", "III", "aVF", "V1")
+_FLUTTER_PARTIAL = 0.4
 #: The T wave's return is sought, and flattens, within this (s).
 _T_RETURN_S = 0.15
 #: A lead's T wave is located only when it stands this share of the lead's QRS height off the
@@ -303,17 +315,26 @@ class _Template:
     """Median beats (leads × samples) with the R peak at index ``r``, and the beats themselves.
 
     ``each`` holds every aligned beat (leads × beats × samples), for checking
-    that a wave of the median beat is present beat by beat.
+    that a wave of the median beat is present beat by beat; ``earlier`` the
+    median beats of II, III, aVF and V1 reaching ``reach`` samples further back
+    (one flutter cycle), over the beats that have them (``None``: one of those
+    leads is not delineated, or fewer than three beats have them).
     """
 
     beats: npt.NDArray[np.float64]
     r: int
     fs: float
     each: npt.NDArray[np.float64]
+    earlier: npt.NDArray[np.float64] | None = None
+    reach: int = 0
 
 
 def _template(
-    leads: npt.NDArray[np.float64], peaks: npt.NDArray[np.int64], rr_s: float, fs: float
+    leads: npt.NDArray[np.float64],
+    peaks: npt.NDArray[np.int64],
+    rr_s: float,
+    fs: float,
+    flutter_rows: tuple[int, ...] | None = None,
 ) -> _Template | None:
     pre = round(min(0.40, 0.6 * rr_s) * fs)
     post = round(min(0.70, 0.9 * rr_s) * fs)
@@ -322,7 +343,15 @@ def _template(
         return None
     index = usable[:, None] + np.arange(-pre, post + 1)[None, :]
     each = leads[:, index]
-    return _Template(beats=np.median(each, axis=1), r=pre, fs=fs, each=each)
+    reach = math.ceil(_FLUTTER_CYCLE_S[1] * fs)
+    room = usable[usable - pre - reach >= 0]
+    earlier = None
+    if flutter_rows is not None and room.size >= _MIN_BEATS:
+        back = room[:, None] + np.arange(-pre - reach, post + 1)[None, :]
+        earlier = np.median(leads[list(flutter_rows)][:, back], axis=1)
+    return _Template(
+        beats=np.median(each, axis=1), r=pre, fs=fs, each=each, earlier=earlier, reach=reach
+    )
 
 
 def _lead_t_end(
@@ -590,6 +619,62 @@ def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float
     return False
 
 
+def _flutter_wave_in_t(template: _Template, p_on: float, qrs_on: float, rr_s: float) -> bool:
+    """Whether the P wave recurs, at its size, one flutter cycle earlier inside the T wave.
+
+    With a fixed conduction ratio and a diastole shorter than one flutter cycle
+    (3:1 with a long QT, 2:1 at fast rates) the flutter wave before the one
+    that precedes the QRS lies in the T wave, so :func:`_flutter_waves` has no
+    diastole to compare.  The T wave is smooth over a P wave's span, where a
+    flutter wave's fast phase is not: in each of II, III, aVF and V1
+    (``template.earlier``) the stretch one cycle (RR / 2, 3 or 4, ±5 %, within
+    171–250 ms) before the P wave's first 80 ms is fitted by least squares on
+    that P stretch and a cubic in time.  A partial correlation of at least 0.4 with a coefficient
+    of half to twice (the same wave, the same size) in every one of those leads
+    is continuous atrial activity.  A sinus P wave's shape one cycle earlier,
+    in the same leads and at its size, is not found in the T wave.
+    """
+    earlier, fs = template.earlier, template.fs
+    if earlier is None:
+        return False
+    first = round(p_on) + template.reach
+    last = min(math.floor(qrs_on - 0.01 * fs), round(p_on + _FLUTTER_FIT_S * fs)) + template.reach
+    if last - first < round(0.04 * fs):
+        return False
+    basis, _ = np.linalg.qr(
+        np.vander(np.linspace(-1.0, 1.0, last - first), _FLUTTER_FIT_DEGREE + 1)
+    )
+    wave = earlier[:, first:last]
+    wave = wave - (wave @ basis) @ basis.T
+    own = (wave**2).sum(axis=1)
+    if not np.all(own > 0.0):
+        return False
+    low, high = _FLUTTER_CYCLE_S
+    lags = {
+        lag
+        for ratio in _FLUTTER_RATIOS
+        for lag in range(
+            round(rr_s / ratio * (1.0 - _FLUTTER_LAG_TOLERANCE) * fs),
+            round(rr_s / ratio * (1.0 + _FLUTTER_LAG_TOLERANCE) * fs) + 1,
+        )
+        if low * fs <= lag <= high * fs
+    }
+    for lag in sorted(lags):
+        stretch = earlier[:, first - lag : last - lag]
+        stretch = stretch - (stretch @ basis) @ basis.T
+        shared = (wave * stretch).sum(axis=1)
+        spread = np.sqrt(own * (stretch**2).sum(axis=1))
+        if not np.all(spread > 0.0):
+            continue
+        partial, size = shared / spread, shared / own
+        same = (
+            (partial >= _FLUTTER_PARTIAL) & (size >= _P_SIZE_RANGE[0]) & (size <= _P_SIZE_RANGE[1])
+        )
+        if bool(same.all()):
+            return True
+    return False
+
+
 def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
     """How many samples before R a ventricular pacing stimulus lies, or ``None`` (not paced).
 
@@ -650,6 +735,8 @@ def _delineate(
     p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
     if p_on is not None and t_end is not None and _flutter_waves(template, qrs_on, t_end, rr_s):
         p_on = None  # locked flutter waves: the wave before the QRS is one of them
+    if p_on is not None and _flutter_wave_in_t(template, p_on, qrs_on, rr_s):
+        p_on = None  # the same wave one flutter cycle earlier, inside the T wave
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
@@ -757,7 +844,9 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     if not _RATE_RANGE_BPM[0] <= rate <= _RATE_RANGE_BPM[1]:
         return _abstain("rate_out_of_range", lead, fs)
     typical_rr = float(np.median(rr[seen]))
-    template = _template(clean, peaks, typical_rr, fs)
+    atrial = tuple(used.index(name) for name in _FLUTTER_LEADS if name in used)
+    flutter_rows = atrial if len(atrial) == len(_FLUTTER_LEADS) else None
+    template = _template(clean, peaks, typical_rr, fs, flutter_rows)
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     missing: dict[str, str] = {}
     if template is not None:

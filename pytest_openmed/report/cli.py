@@ -126,7 +126,10 @@ def _parser() -> RefusingParser:
         type=int,
         default=None,
         metavar="K",
-        help="conversations a trial holds: 6 scenarios, 14 injection styles",
+        help=(
+            "conversations one trial holds (a planner trial: one per scenario,"
+            " times the injection styles with the suite)"
+        ),
     )
     merge = commands.add_parser(
         "merge",

@@ -11,10 +11,19 @@ The sources below are those of the generator's flutter (a sawtooth at
 250-350 /min) that reported a PR before the rule, one 3:1 and one 4:1 at each
 sampling rate; at 2:1 the flutter wave before the QRS rises straight out of the
 T wave, which the P wave's quiet lead-in already refuses.
+
+Where the diastole is shorter than one flutter cycle (3:1 with a long QT, 2:1
+at fast rates) the flutter wave one cycle before the one preceding the QRS
+lies inside the T wave, and there was no diastole to compare: PR was reported.
+The T wave is smooth over a P wave's span, a flutter wave is not: fitted with
+a cubic for the T wave, the P wave recurs there at its size in II, III, aVF
+and V1, and PR is ``null`` (``not_found``).  A sinus P wave does not recur in
+the T wave, at any rate up to 180 bpm.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pytest_openmed.components import ecg_intervals
@@ -37,6 +46,18 @@ LOCKED_FLUTTER = [
 ]
 
 
+#: (seed, sampling rate, conduction ratio) of generated locked flutter whose diastole is
+#: shorter than one flutter cycle: every one reported a PR before the T-wave fit.
+SHORT_DIASTOLE = [
+    (0, 250.0, 3),
+    (1115, 360.0, 3),
+    (1078, 500.0, 3),
+    (107, 1000.0, 3),
+    (131, 1000.0, 3),
+    (1091, 1000.0, 2),
+]
+
+
 @pytest.mark.parametrize(("seed", "rate", "ratio"), LOCKED_FLUTTER)
 @pytest.mark.parametrize("config", CONFIGS)
 def test_locked_flutter_waves_give_no_pr(seed: int, rate: float, ratio: int, config: str) -> None:
@@ -51,6 +72,33 @@ def test_locked_flutter_waves_give_no_pr(seed: int, rate: float, ratio: int, con
 def test_sinus_pr_is_still_found(rate: float) -> None:
     """Sinus rhythm at 40-180 bpm: one P wave on an isoelectric diastole, nothing periodic."""
     for seed, bpm in enumerate(range(40, 181, 20)):
+        source = generate_ecg_intervals(
+            seed, "nominal", heart_rate_bpm=float(bpm), sampling_rate_hz=rate
+        )
+        pr = ecg_intervals.run(source.asset).output["candidates"]["pr_ms"]
+        assert pr is not None
+        assert abs(pr - source.truth["pr_ms"]) <= 20.0
+
+
+@pytest.mark.parametrize(("seed", "rate", "ratio"), SHORT_DIASTOLE)
+@pytest.mark.parametrize("config", CONFIGS)
+def test_a_flutter_wave_inside_the_t_wave_gives_no_pr(
+    seed: int, rate: float, ratio: int, config: str
+) -> None:
+    source = generate_ecg_intervals(seed, "nominal", rhythm="flutter", sampling_rate_hz=rate)
+    peaks = [beat["r_peak"] for beat in source.truth["beats"]]
+    rr = np.diff(peaks)
+    assert np.ptp(rr) <= 1  # locked: one RR, to the sample
+    result = ecg_intervals.run(source.asset, CONFIGS[config])
+    assert not result.abstained
+    assert result.output["candidates"]["pr_ms"] is None
+    assert result.output["null_reasons"]["pr_ms"] == "not_found"
+
+
+@pytest.mark.parametrize("rate", [250.0, 360.0, 500.0, 1000.0])
+def test_sinus_pr_is_still_found_at_fast_rates(rate: float) -> None:
+    """At 120-180 bpm the P wave sits next to the T wave, one flutter cycle from it."""
+    for seed, bpm in enumerate(range(120, 181, 10), start=40):
         source = generate_ecg_intervals(
             seed, "nominal", heart_rate_bpm=float(bpm), sampling_rate_hz=rate
         )
