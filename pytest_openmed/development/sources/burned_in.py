@@ -36,8 +36,11 @@ unset; decode with :func:`identifier_masks`), plus ``shape``, ``background`` (a
 block is its own identifier (with ``block`` and ``line`` numbers).
 
 :func:`render_on_background` draws the same identifier strings (one line or a
-stacked block) onto a caller's background, e.g. a real CT, MR, CR or ultrasound
-image, so that the component can be measured on real anatomy and real noise.
+stacked block, or lines the caller names) onto a caller's background, e.g. a real
+CT, MR, CR or ultrasound image, so that the component can be measured on real
+anatomy and real noise. :func:`render_graphic` draws burned-in graphics that are
+not text (:data:`GRAPHICS`: step wedges, rulers, tick scales), built from how they
+are made, optionally with text beside them.
 """
 
 from __future__ import annotations
