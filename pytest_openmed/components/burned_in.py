@@ -102,10 +102,11 @@ _FLAT = 2.0
 
 #: A run of one-stem glyphs ("1111"): at least this many upright stems (no wider than
 #: tall), of equal height (within this share of the first), at a pitch between these
-#: shares of their height and within this share of the run's first pitch.
+#: shares of their height (a digit is taller than its advance) and within this share
+#: of the run's first pitch.
 _RUN_STEMS = 4
 _RUN_EQUAL = 0.3
-_RUN_PITCH = (0.3, 1.5)
+_RUN_PITCH = (0.3, 1.0)
 _RUN_REGULAR = 0.2
 #: Each stem spans at least this share of the line's rows (a glyph, not a speck).
 _RUN_TALL = 0.5
@@ -448,20 +449,20 @@ def _stems(strokes: BoolImage) -> list[tuple[int, int]]:
     return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def _stem_run(strokes: BoolImage) -> bool:
+def _stem_run(smooth: FloatImage, response: FloatImage, strokes: BoolImage) -> bool:
     """Whether a line holds a run of one-stem glyphs ("1111", "11-11-1111").
 
     Each such glyph crosses one stroke per row, not the two or three of most glyphs,
     so the run has half the crossings per text height that the density test asks
     of text, and a line holding other strokes on its rows dilutes it further. Its
     physics is as plain: :data:`_RUN_STEMS` or more upright stems of one height,
-    side by side at a regular glyph pitch (a hyphen, short and wide, ends a run).
+    side by side at a regular glyph pitch (a hyphen, short and wide, ends a run), on
+    one ground: no plateau between them steps as a wedge's bars do (:func:`_steps`).
     Ticks of a scale look the same; reading them as text is the safe side.
     """
-    run: list[tuple[int, int, int]] = []  # (start, width, height) of each stem in the run
+    run: list[tuple[int, int, int]] = []  # (start, stop, height) of each stem in the run
     for start, stop in _stems(strokes):
         rows = int(strokes[:, start:stop].any(axis=1).sum())
-        stem = (start, stop - start, rows)
         if stop - start > rows or rows < _RUN_TALL * strokes.shape[0]:
             run = []
             continue
@@ -472,9 +473,12 @@ def _stem_run(strokes: BoolImage) -> bool:
             regular = len(run) < 2 or abs(pitch - (run[1][0] - first[0])) <= _RUN_REGULAR * pitch
             if not (equal and spaced and regular):
                 run = []
-        run.append(stem)
+        run.append((start, stop, rows))
         if len(run) >= _RUN_STEMS:
-            return True
+            stems = [(begin, end) for begin, end, _ in run]
+            if not any(_steps(smooth, response, strokes, stems)):
+                return True
+            run = run[1:]
     return False
 
 
@@ -716,7 +720,7 @@ def _line_candidate(
         return None
     density = config.min_crossing_density if min_density is None else min_density
     sparse = crossings / max(text_w / text_h, 1.0) < density and not beside_text
-    if sparse and not _stem_run(strokes):
+    if sparse and not _stem_run(smooth[line], response[line], strokes):
         return None
     region: Region | None = None
     if (
