@@ -23,6 +23,8 @@ the T wave, at any rate up to 180 bpm.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pytest
 
@@ -62,22 +64,13 @@ SHORT_DIASTOLE = [
 @pytest.mark.parametrize("config", CONFIGS)
 def test_locked_flutter_waves_give_no_pr(seed: int, rate: float, ratio: int, config: str) -> None:
     source = generate_ecg_intervals(seed, "nominal", rhythm="flutter", sampling_rate_hz=rate)
-    result = ecg_intervals.run(source.asset, CONFIGS[config])
-    assert not result.abstained
-    assert result.output["candidates"]["pr_ms"] is None
-    assert result.output["null_reasons"]["pr_ms"] == "not_found"
+    assert_no_pr(source.asset, config)
 
 
 @pytest.mark.parametrize("rate", [250.0, 360.0, 500.0, 1000.0])
 def test_sinus_pr_is_still_found(rate: float) -> None:
     """Sinus rhythm at 40-180 bpm: one P wave on an isoelectric diastole, nothing periodic."""
-    for seed, bpm in enumerate(range(40, 181, 20)):
-        source = generate_ecg_intervals(
-            seed, "nominal", heart_rate_bpm=float(bpm), sampling_rate_hz=rate
-        )
-        pr = ecg_intervals.run(source.asset).output["candidates"]["pr_ms"]
-        assert pr is not None
-        assert abs(pr - source.truth["pr_ms"]) <= 20.0
+    assert_sinus_pr_found(enumerate(range(40, 181, 20)), rate)
 
 
 @pytest.mark.parametrize(("seed", "rate", "ratio"), SHORT_DIASTOLE)
@@ -89,16 +82,26 @@ def test_a_flutter_wave_inside_the_t_wave_gives_no_pr(
     peaks = [beat["r_peak"] for beat in source.truth["beats"]]
     rr = np.diff(peaks)
     assert np.ptp(rr) <= 1  # locked: one RR, to the sample
-    result = ecg_intervals.run(source.asset, CONFIGS[config])
-    assert not result.abstained
-    assert result.output["candidates"]["pr_ms"] is None
-    assert result.output["null_reasons"]["pr_ms"] == "not_found"
+    assert_no_pr(source.asset, config)
 
 
 @pytest.mark.parametrize("rate", [250.0, 360.0, 500.0, 1000.0])
 def test_sinus_pr_is_still_found_at_fast_rates(rate: float) -> None:
     """At 120-180 bpm the P wave sits next to the T wave, one flutter cycle from it."""
-    for seed, bpm in enumerate(range(120, 181, 10), start=40):
+    assert_sinus_pr_found(enumerate(range(120, 181, 10), start=40), rate)
+
+
+def assert_no_pr(asset: bytes, config: str) -> None:
+    """The recording is analysed and its PR is ``null`` for want of a P wave."""
+    result = ecg_intervals.run(asset, CONFIGS[config])
+    assert not result.abstained
+    assert result.output["candidates"]["pr_ms"] is None
+    assert result.output["null_reasons"]["pr_ms"] == "not_found"
+
+
+def assert_sinus_pr_found(seeds_and_rates: Iterable[tuple[int, int]], rate: float) -> None:
+    """Generated sinus rhythm at each (seed, bpm): PR reported within 20 ms of the truth."""
+    for seed, bpm in seeds_and_rates:
         source = generate_ecg_intervals(
             seed, "nominal", heart_rate_bpm=float(bpm), sampling_rate_hz=rate
         )
