@@ -634,7 +634,7 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     whole = [max(floor, median + k * spread) for k, floor in zip(sigmas, floors, strict=True)]
     whole[1] = max(whole[0], whole[1])
     whole[2] = max(whole[1], whole[2])
-    if tile_median is None or config.sensitive_floor > _CALM_RATIO * whole[1]:
+    if tile_median is None:
         # No neighbourhood can be a calm margin: its level never falls below the floor.
         # One level for every pixel: a read-only view, not three image-sized arrays.
         maps = [np.broadcast_to(np.float64(level), energy.shape) for level in whole]
@@ -642,13 +642,13 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
         tile_noise = 1.4826 * np.median(np.abs(tiles - tile_median[..., None]), axis=2)
         calm_median = ndimage.percentile_filter(tile_median, 25, size=_LOCAL_TILES, mode="nearest")
         calm_noise = ndimage.percentile_filter(tile_noise, 25, size=_LOCAL_TILES, mode="nearest")
+        calm = calm_median + config.sensitive_sigmas * calm_noise <= _CALM_RATIO * whole[1]
         local = [
             np.maximum(floor, calm_median + k * calm_noise)
             for k, floor in zip(sigmas, floors, strict=True)
         ]
         local[1] = np.maximum(local[0], local[1])
         local[2] = np.maximum(local[1], local[2])
-        calm = local[1] <= _CALM_RATIO * whole[1]
         # Each pixel takes its tile's level; the rows and columns past the last whole
         # tile take the last tile's.
         tile_rows = np.minimum(np.arange(energy.shape[0]) // tile, rows - 1)
@@ -782,34 +782,14 @@ def _candidates(
         if where is None or sensitive[label] < max(1, config.min_candidate_px):
             continue
         inside = blobs[where] == label
-        strokes = _strokes(response[where], inside)
-        for band in _line_bands(strokes):
-            if band[1] - band[0] <= config.max_text_height:
-                candidate = _line_candidate(
-                    response, smooth, energy, levels, where, inside, band, config
-                )
-                if candidate is not None:
-                    found.append(candidate)
-                else:
-                    pending.append((where, inside, band))
-                continue
-            pending.append((where, inside, band))
-            for part_where, part_inside, part_band in _strip_bands(
-                where, inside, strokes, band, config.max_text_height
-            ):
-                candidate = _line_candidate(
-                    response,
-                    smooth,
-                    energy,
-                    levels,
-                    part_where,
-                    part_inside,
-                    part_band,
-                    config,
-                    min_density=config.strip_crossing_density,
-                )
-                if candidate is not None:
-                    found.append(candidate)
+        if not _blob_lines(response, smooth, energy, levels, where, inside, config, found, pending):
+            continue
+        # A band too tall for a line: the blob may be text joined to noise above the
+        # extent level (noisy air beside a display frame); its own noise level parts them.
+        for sub_where, sub_inside in _own_level_parts(energy, levels, where, inside, config):
+            _blob_lines(
+                response, smooth, energy, levels, sub_where, sub_inside, config, found, pending
+            )
     strict = list(found)
     for part_where, part_inside, part_band in pending:  # lines beside a text line
         if _beside(strict, part_where, part_band):
@@ -827,6 +807,77 @@ def _candidates(
             if candidate is not None:
                 found.append(candidate)
     return found, weak > config.max_sensitive_threshold
+
+
+def _blob_lines(
+    response: FloatImage,
+    smooth: FloatImage,
+    energy: FloatImage,
+    levels: _Levels,
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    config: BurnedInConfig,
+    found: list[_Candidate],
+    pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]],
+) -> bool:
+    """Test each text line of one blob; returns whether a band was too tall for a line."""
+    strokes = _strokes(response[where], inside)
+    tall = False
+    for band in _line_bands(strokes):
+        if band[1] - band[0] <= config.max_text_height:
+            candidate = _line_candidate(
+                response, smooth, energy, levels, where, inside, band, config
+            )
+            if candidate is not None:
+                found.append(candidate)
+            else:
+                pending.append((where, inside, band))
+            continue
+        tall = True
+        pending.append((where, inside, band))
+        for part_where, part_inside, part_band in _strip_bands(
+            where, inside, strokes, band, config.max_text_height
+        ):
+            candidate = _line_candidate(
+                response,
+                smooth,
+                energy,
+                levels,
+                part_where,
+                part_inside,
+                part_band,
+                config,
+                min_density=config.strip_crossing_density,
+            )
+            if candidate is not None:
+                found.append(candidate)
+    return tall
+
+
+def _own_level_parts(
+    energy: FloatImage,
+    levels: _Levels,
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    config: BurnedInConfig,
+) -> Iterator[tuple[tuple[slice, slice], BoolImage]]:
+    """The parts of a blob above its own extent level (``median + extent_sigmas * spread``
+    of the blob's energy), that reach the sensitive level."""
+    own = energy[where]
+    median, spread = _robust_spread(own[inside])
+    above = inside & (own > median + config.extent_sigmas * spread)
+    parts, count = ndimage.label(above)
+    if count == 0:
+        return
+    weak = np.bincount(parts[own >= levels.weak[where]], minlength=count + 1)
+    for label, part in enumerate(ndimage.find_objects(parts), start=1):
+        if part is None or weak[label] < max(1, config.min_candidate_px):
+            continue
+        sub_where = (
+            slice(where[0].start + part[0].start, where[0].start + part[0].stop),
+            slice(where[1].start + part[1].start, where[1].start + part[1].stop),
+        )
+        yield sub_where, parts[part] == label
 
 
 def _beside(found: list[_Candidate], where: tuple[slice, slice], band: tuple[int, int]) -> bool:
