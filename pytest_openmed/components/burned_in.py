@@ -869,7 +869,10 @@ def _own_level_parts(
     parts, count = ndimage.label(above)
     if count == 0:
         return
-    weak = np.bincount(parts[own >= levels.weak[where]], minlength=count + 1)
+    weak = np.bincount(
+        parts[(own >= levels.weak[where]) & (own >= median + config.sensitive_sigmas * spread)],
+        minlength=count + 1,
+    )
     for label, part in enumerate(ndimage.find_objects(parts), start=1):
         if part is None or weak[label] < max(1, config.min_candidate_px):
             continue
