@@ -76,6 +76,9 @@ else:  # run as ``python validation/burned_in.py``
 __all__ = [
     "RealImage",
     "label_tokens",
+    "mr_like_background",
+    "mr_like_image",
+    "mr_like_images",
     "real_file",
     "rendered_sources",
     "text_free_image",
@@ -729,16 +732,19 @@ def mr_like_background(rng: np.random.Generator, side: int) -> Array:
     return _display(image, inverted=False)
 
 
+def mr_like_image(seed: int) -> RealImage:
+    """The MR-like background of ``seed`` (its side rotates over :data:`MR_SIDES`), as a
+    16-bit PNG asset."""
+    side = MR_SIDES[seed % len(MR_SIDES)]
+    display = mr_like_background(np.random.default_rng([seed, 27]), side)
+    buffer = io.BytesIO()
+    Image.fromarray(np.rint(display * 65535).astype(np.uint16)).save(buffer, format="PNG")
+    return RealImage(f"mr-like:{seed}:{side}px", "MR", buffer.getvalue(), display)
+
+
 def mr_like_images(first_seed: int) -> list[RealImage]:
-    """:data:`MR_SEEDS` MR-like backgrounds from ``first_seed``, as 16-bit PNG assets."""
-    images = []
-    for seed in range(first_seed, first_seed + MR_SEEDS):
-        side = MR_SIDES[seed % len(MR_SIDES)]
-        display = mr_like_background(np.random.default_rng([seed, 27]), side)
-        buffer = io.BytesIO()
-        Image.fromarray(np.rint(display * 65535).astype(np.uint16)).save(buffer, format="PNG")
-        images.append(RealImage(f"mr-like:{seed}:{side}px", "MR", buffer.getvalue(), display))
-    return images
+    """:data:`MR_SEEDS` MR-like backgrounds from ``first_seed``."""
+    return [mr_like_image(seed) for seed in range(first_seed, first_seed + MR_SEEDS)]
 
 
 def _mr_like_targets(configs: dict[str, BurnedInConfig]) -> list[Target]:

@@ -788,7 +788,16 @@ def _candidates(
         # extent level (noisy air beside a display frame); its own noise level parts them.
         for sub_where, sub_inside in _own_level_parts(energy, levels, where, inside, config):
             _blob_lines(
-                response, smooth, energy, levels, sub_where, sub_inside, config, found, pending
+                response,
+                smooth,
+                energy,
+                levels,
+                sub_where,
+                sub_inside,
+                config,
+                found,
+                pending,
+                min_density=config.strip_crossing_density,
             )
     strict = list(found)
     for part_where, part_inside, part_band in pending:  # lines beside a text line
@@ -819,6 +828,8 @@ def _blob_lines(
     config: BurnedInConfig,
     found: list[_Candidate],
     pending: list[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]],
+    *,
+    min_density: float | None = None,
 ) -> bool:
     """Test each text line of one blob; returns whether a band was too tall for a line."""
     strokes = _strokes(response[where], inside)
@@ -826,7 +837,15 @@ def _blob_lines(
     for band in _line_bands(strokes):
         if band[1] - band[0] <= config.max_text_height:
             candidate = _line_candidate(
-                response, smooth, energy, levels, where, inside, band, config
+                response,
+                smooth,
+                energy,
+                levels,
+                where,
+                inside,
+                band,
+                config,
+                min_density=min_density,
             )
             if candidate is not None:
                 found.append(candidate)
