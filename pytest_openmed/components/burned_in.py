@@ -9,8 +9,9 @@ of the energy of the image's quieter half (where text is printed) with a floor
 (extent <= sensitive <= masking). Blobs above the extent level that reach the
 sensitive level are split into **text lines** (runs of rows crossing two or more
 strokes: stacked lines share a blob but not their gap rows; a band too tall for
-one line is searched again in vertical strips), and each line is a **text
-candidate** when it reads as text: a line's height, a median row crossing
+one line is searched again in vertical strips, and its blob is parted again at
+its own noise level, which parts text from noisy air it touches), and each line
+is a **text candidate** when it reads as text: a line's height, a median row crossing
 several strokes, enough crossings per text height of width, strokes of some
 contrast on a flat ground. Lines just above or below a candidate join its block
 on weaker evidence. A candidate is **masked** when it also reaches the masking
@@ -614,13 +615,14 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     *calm margin* gets its own: per tile, the median energy and its noise (1.4826 *
     MAD within the tile); per neighbourhood of :data:`_LOCAL_TILES` tiles a side,
     their calmer quarter (25th percentile; text covering up to half the neighbourhood
-    does not raise its own level). Where that neighbourhood's sensitive level is at
-    most :data:`_CALM_RATIO` of the image's, the margin is distinctly calmer than the
-    image — the black band beside an ultrasound fan, the air beside an MR — and text
-    printed there is measured against the margin's noise, not the image's; elsewhere
-    the image's levels hold (within-tile noise alone would read a uniformly textured
-    image as calmer than it is). Never below the floors; whatever a lower level raises
-    meets the same text-line tests as everywhere.
+    does not raise its own level). Where that neighbourhood's sensitive level, before
+    the floors, is at most :data:`_CALM_RATIO` of the image's, the margin is distinctly
+    calmer than the image — the black band beside an ultrasound fan, the air beside an
+    MR, the exactly black display frame around its field of view — and text printed
+    there is measured against the margin's noise, not the image's; elsewhere the
+    image's levels hold (within-tile noise alone would read a uniformly textured image
+    as calmer than it is). Never below the floors; whatever a lower level raises meets
+    the same text-line tests as everywhere.
     """
     tile = config.background_tile_px
     tiles = _tiles(energy, tile)
@@ -635,13 +637,15 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     whole[1] = max(whole[0], whole[1])
     whole[2] = max(whole[1], whole[2])
     if tile_median is None:
-        # No neighbourhood can be a calm margin: its level never falls below the floor.
+        # No neighbourhood to be a calm margin in an image of fewer than two tiles.
         # One level for every pixel: a read-only view, not three image-sized arrays.
         maps = [np.broadcast_to(np.float64(level), energy.shape) for level in whole]
     else:
         tile_noise = 1.4826 * np.median(np.abs(tiles - tile_median[..., None]), axis=2)
         calm_median = ndimage.percentile_filter(tile_median, 25, size=_LOCAL_TILES, mode="nearest")
         calm_noise = ndimage.percentile_filter(tile_noise, 25, size=_LOCAL_TILES, mode="nearest")
+        # Judged before the floors: after them, no margin could be calm on an image whose
+        # sensitive level is under the floor / _CALM_RATIO, not even an exactly black frame.
         calm = calm_median + config.sensitive_sigmas * calm_noise <= _CALM_RATIO * whole[1]
         local = [
             np.maximum(floor, calm_median + k * calm_noise)
@@ -880,18 +884,24 @@ def _own_level_parts(
     inside: BoolImage,
     config: BurnedInConfig,
 ) -> Iterator[tuple[tuple[slice, slice], BoolImage]]:
-    """The parts of a blob above its own extent level (``median + extent_sigmas * spread``
-    of the blob's energy), that reach the sensitive level."""
+    """A blob with a band too tall for a line, parted at its own levels.
+
+    Text can be joined to noise above the extent level: where an exactly black
+    display frame fills the quieter half, it sets the image's levels below the noise
+    of the air beside it, and the air and text printed beside it (on the frame or on
+    the air) form one blob whose rows all cross strokes. The blob's energy is then
+    mostly that noise, so its own ``median + extent_sigmas * spread`` parts the text
+    from it; a part counts when it reaches the blob's own sensitive level (``median +
+    sensitive_sigmas * spread``) and the image's, with ``min_candidate_px`` pixels.
+    """
     own = energy[where]
     median, spread = _robust_spread(own[inside])
     above = inside & (own > median + config.extent_sigmas * spread)
     parts, count = ndimage.label(above)
     if count == 0:
         return
-    weak = np.bincount(
-        parts[(own >= levels.weak[where]) & (own >= median + config.sensitive_sigmas * spread)],
-        minlength=count + 1,
-    )
+    sensitive = (own >= levels.weak[where]) & (own >= median + config.sensitive_sigmas * spread)
+    weak = np.bincount(parts[sensitive], minlength=count + 1)
     for label, part in enumerate(ndimage.find_objects(parts), start=1):
         if part is None or weak[label] < max(1, config.min_candidate_px):
             continue
