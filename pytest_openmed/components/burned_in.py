@@ -661,6 +661,16 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     return _Levels(extent=maps[0], weak=maps[1], strong=maps[2]), whole[1]
 
 
+def _flat_ground(
+    response: FloatImage, strokes: BoolImage, stroke_level: float, config: BurnedInConfig
+) -> bool:
+    """Whether a line's ground is flat: off its strokes and their 1-px fringe, the median
+    response is at most ``max_ground_ratio`` of the strokes' (texture is as strong
+    between its "strokes" as in them)."""
+    ground = response[~ndimage.binary_dilation(strokes)]
+    return not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
+
+
 def _line_candidate(
     response: FloatImage,
     smooth: FloatImage,
@@ -710,8 +720,7 @@ def _line_candidate(
     stroke_level = float(np.percentile(response[line][strokes], 90))
     if stroke_level < config.min_stroke_contrast:
         return None
-    ground = response[line][~ndimage.binary_dilation(strokes)]
-    flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
+    flat = _flat_ground(response[line], strokes, stroke_level, config)
     if not (flat or (beside_text and text_h <= config.max_text_height)):
         return None
     cols = np.flatnonzero(strokes.any(axis=0))
@@ -859,6 +868,8 @@ def _full_lines(
     below the text it crosses one or two strokes, so the band's median row (a row of
     the anatomy) crosses too few strokes for text; on the text's rows it lies beside
     the glyphs and stretches the line's width, so the crossings per text height fall.
+    Only a band on a flat ground (:func:`_flat_ground`) is searched: dropping a
+    texture's sparser rows would make its ground look flatter than it is.
     The text's own rows still cross at least ``min_candidate_crossings`` strokes, and
     its glyphs stand in one run of columns (gaps under a text height, as
     ``line_gap_heights`` says of a line's glyphs): each run of such rows, as tall as
@@ -868,6 +879,11 @@ def _full_lines(
     rows = slice(band[0], band[1])
     strokes = np.zeros(inside.shape, dtype=bool)
     strokes[rows] = _strokes(response[rows], inside[rows])
+    if not strokes[rows].any():
+        return
+    level = float(np.percentile(response[rows][strokes[rows]], 90))
+    if not _flat_ground(response[rows], strokes[rows], level, config):
+        return  # texture, not text beside anatomy: cutting it finer must not flatten it
     for start, stop in _line_bands(strokes[rows], config.min_candidate_crossings):
         height = stop - start
         if not config.min_text_height <= height < band[1] - band[0]:
