@@ -24,7 +24,8 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
    in a diastole that does not repeat itself one atrial flutter cycle on and
    is not seen again at its size one flutter cycle earlier inside the T wave
-   (II, III, aVF and V1; a PR exists only when one P wave conducts to each
+   (II, III, aVF, and V1 where it holds a wave above its noise; clear of the
+   previous QRS; a PR exists only when one P wave conducts to each
    QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
