@@ -27,7 +27,14 @@ and never downloads anything. Three sets:
   plain backgrounds; tuning and check seeds), text beside them (identifier
   tokens and repeated digits), and repeated-digit strings ("1111", "0000")
   rendered on every text-free and plain background: such strings have stems as
-  regular as a ruler's, and no rule for graphics may let them through.
+  regular as a ruler's, and no rule for graphics may let them through;
+* **mr-like**: generated MR-like backgrounds built from how magnitude MR images
+  are made (:func:`mr_like_background`: anatomy plus complex Gaussian noise,
+  its magnitude, an interpolated reconstruction, an exactly black display
+  frame), text-free and with the rendered strings, on a tuning and a check
+  half of seeds: abstentions and privacy failures are measured, silent misses
+  are a target (issue 27: why the noisy 1024-px MR abstains, and what lifting
+  that abstention would expose).
 
 It prints every target with its figure and whether it holds, and exits 1 if
 any does not.
@@ -47,6 +54,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from PIL import Image
 from scipy import ndimage
 
 from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B, BurnedInConfig, run
@@ -671,13 +679,97 @@ def _graphics_targets(images: list[RealImage], configs: dict[str, BurnedInConfig
     return targets
 
 
+#: MR-like backgrounds: sides, seeds per half, the interpolation factors of the
+#: reconstruction, the noise (standard deviation of each complex channel, display
+#: scale of the anatomy) and the widest black frame on a side (share of the side).
+MR_SIDES = (256, 512, 1024)
+MR_SEEDS = 10
+MR_ZOOMS = (1, 2, 4)
+MR_NOISE = (0.01, 0.06)
+MR_FRAME = 0.12
+
+
+def mr_like_background(rng: np.random.Generator, side: int) -> Array:
+    """A magnitude-MR-like image in [0, 1], built from how one is made.
+
+    Anatomy (an elliptical body, structures of other signal inside it, a little
+    tissue texture) is acquired on a grid ``zoom`` times coarser than ``side``
+    with complex Gaussian noise in both channels; the magnitude makes the air
+    Rayleigh noise and the tissue Rician; the reconstruction is interpolated to
+    ``side`` (cubic), so the noise is correlated over ``zoom`` pixels; the
+    display frame around the field of view is exactly black. Scaled between
+    its 0.1 and 99.9 percentiles, as the real backgrounds are.
+    """
+    zoom = int(rng.choice(MR_ZOOMS))
+    coarse = max(16, side // zoom)
+    yy, xx = np.mgrid[0:coarse, 0:coarse] / coarse
+    cy, cx = rng.uniform(0.4, 0.6, 2)
+    ry, rx = rng.uniform(0.25, 0.4, 2)
+    body = ((yy - cy) / ry) ** 2 + ((xx - cx) / rx) ** 2 <= 1.0
+    anatomy = rng.uniform(0.3, 0.5) * body.astype(np.float64)
+    for _ in range(int(rng.integers(3, 9))):
+        by, bx = cy + rng.uniform(-0.7, 0.7) * ry, cx + rng.uniform(-0.7, 0.7) * rx
+        sy, sx = rng.uniform(0.03, 0.15, 2)
+        inside = (((yy - by) / sy) ** 2 + ((xx - bx) / sx) ** 2 <= 1.0) & body
+        anatomy += rng.uniform(-0.25, 0.4) * inside
+    anatomy = ndimage.gaussian_filter(np.clip(anatomy, 0.0, None), rng.uniform(0.5, 1.5))
+    texture = ndimage.gaussian_filter(rng.normal(0.0, 1.0, anatomy.shape), 1.0)
+    anatomy += rng.uniform(0.0, 0.04) * texture * body
+    sigma = rng.uniform(*MR_NOISE)
+    image = np.hypot(
+        anatomy + rng.normal(0.0, sigma, anatomy.shape), rng.normal(0.0, sigma, anatomy.shape)
+    )
+    image = np.clip(ndimage.zoom(image, zoom, order=3), 0.0, None)[:side, :side]
+    image = np.pad(image, ((0, side - image.shape[0]), (0, side - image.shape[1])))
+    top, bottom, left, right = (rng.uniform(0.0, MR_FRAME, 4) * side).astype(int)
+    image[:top] = 0.0
+    image[side - bottom :] = 0.0
+    image[:, :left] = 0.0
+    image[:, side - right :] = 0.0
+    return _display(image, inverted=False)
+
+
+def mr_like_images(first_seed: int) -> list[RealImage]:
+    """:data:`MR_SEEDS` MR-like backgrounds from ``first_seed``, as 16-bit PNG assets."""
+    images = []
+    for seed in range(first_seed, first_seed + MR_SEEDS):
+        side = MR_SIDES[seed % len(MR_SIDES)]
+        display = mr_like_background(np.random.default_rng([seed, 27]), side)
+        buffer = io.BytesIO()
+        Image.fromarray(np.rint(display * 65535).astype(np.uint16)).save(buffer, format="PNG")
+        images.append(RealImage(f"mr-like:{seed}:{side}px", "MR", buffer.getvalue(), display))
+    return images
+
+
+def _mr_like_targets(configs: dict[str, BurnedInConfig]) -> list[Target]:
+    targets = []
+    for half, first in (("tuning half", 0), ("check half", CHECK_SEED)):
+        images = mr_like_images(first)
+        sources = list(rendered_sources(images))
+        for label, config in configs.items():
+            outputs = [run(image.asset, config) for image in images]
+            abstained = sum(output.abstained for output in outputs)
+            flagged = sum("privacy" in output.safety_failures for output in outputs)
+            targets.append(
+                Target(
+                    f"[{half}] generated MR-like, text-free, config {label}: abstained; privacy",
+                    f"{abstained}/{len(images)} abstained; privacy on {flagged}/{len(images)}",
+                    None,
+                )
+            )
+            targets.append(
+                _silent_target(f"[{half}] rendered on generated MR-like", sources, label, config)
+            )
+    return targets
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--list", action="store_true", help="list the text-free images and exit")
     parser.add_argument("--verbose", action="store_true", help="name every missed rendering")
     parser.add_argument(
         "--only",
-        choices=("text-free", "real-text", "rendered", "plain", "split", "graphics"),
+        choices=("text-free", "real-text", "rendered", "plain", "split", "graphics", "mr-like"),
         help="run one set only",
     )
     args = parser.parse_args(argv)
@@ -694,6 +786,7 @@ def main(argv: list[str] | None = None) -> int:
         "plain": lambda: _plain_targets(configs),
         "split": lambda: _split_targets(images, configs),
         "graphics": lambda: _graphics_targets(images, configs),
+        "mr-like": lambda: _mr_like_targets(configs),
     }
     report = Report()
     for name, section in sections.items():
