@@ -415,15 +415,16 @@ def _strokes(response: FloatImage, own: BoolImage) -> BoolImage:
     return strokes
 
 
-def _line_bands(strokes: BoolImage) -> list[tuple[int, int]]:
-    """Row spans of the text lines in a blob: runs of rows that cross two or more strokes.
+def _line_bands(strokes: BoolImage, least: int = 2) -> list[tuple[int, int]]:
+    """Row spans of the text lines in a blob: runs of rows that cross ``least`` or more
+    strokes (two, unless said otherwise).
 
     Lines stacked at ordinary spacing share one blob of text energy (the energy
     window spans the gap between them), but the rows between two lines cross at
     most one stroke; a single-row dip inside a line (a glyph's horizontal bar) is
     bridged.
     """
-    on = _row_crossings(strokes) >= 2
+    on = _row_crossings(strokes) >= least
     inner = on[1:-1] | (on[:-2] & on[2:])
     on[1:-1] = inner
     edges = np.flatnonzero(np.diff(np.concatenate(([0], on.astype(np.int8), [0]))))
@@ -664,6 +665,16 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     return _Levels(extent=maps[0], weak=maps[1], strong=maps[2]), whole[1]
 
 
+def _flat_ground(
+    response: FloatImage, strokes: BoolImage, stroke_level: float, config: BurnedInConfig
+) -> bool:
+    """Whether a line's ground is flat: off its strokes and their 1-px fringe, the median
+    response is at most ``max_ground_ratio`` of the strokes' (texture is as strong
+    between its "strokes" as in them)."""
+    ground = response[~ndimage.binary_dilation(strokes)]
+    return not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
+
+
 def _line_candidate(
     response: FloatImage,
     smooth: FloatImage,
@@ -713,8 +724,7 @@ def _line_candidate(
     stroke_level = float(np.percentile(response[line][strokes], 90))
     if stroke_level < config.min_stroke_contrast:
         return None
-    ground = response[line][~ndimage.binary_dilation(strokes)]
-    flat = not ground.size or float(np.median(ground)) <= config.max_ground_ratio * stroke_level
+    flat = _flat_ground(response[line], strokes, stroke_level, config)
     if not (flat or (beside_text and text_h <= config.max_text_height)):
         return None
     cols = np.flatnonzero(strokes.any(axis=0))
@@ -853,8 +863,24 @@ def _blob_lines(
             )
             if candidate is not None:
                 found.append(candidate)
-            else:
-                pending.append((where, inside, band))
+                continue
+            pending.append((where, inside, band))
+            for part_where, part_inside, part_band in _full_lines(
+                where, inside, response[where], band, config
+            ):
+                candidate = _line_candidate(
+                    response,
+                    smooth,
+                    energy,
+                    levels,
+                    part_where,
+                    part_inside,
+                    part_band,
+                    config,
+                    min_density=config.strip_crossing_density,
+                )
+                if candidate is not None:
+                    found.append(candidate)
             continue
         tall = True
         pending.append((where, inside, band))
@@ -910,6 +936,54 @@ def _own_level_parts(
             slice(where[1].start + part[1].start, where[1].start + part[1].stop),
         )
         yield sub_where, parts[part] == label
+
+
+def _full_lines(
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    response: FloatImage,
+    band: tuple[int, int],
+    config: BurnedInConfig,
+) -> Iterator[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]]:
+    """The text line hidden in a band that failed the text-line test, as a line of its own.
+
+    Anatomy touching a text line joins it in one band: on the rows just above or
+    below the text it crosses one or two strokes, so the band's median row (a row of
+    the anatomy) crosses too few strokes for text; on the text's rows it lies beside
+    the glyphs and stretches the line's width, so the crossings per text height fall.
+    Only a band on a flat ground (:func:`_flat_ground`) is searched: dropping a
+    texture's sparser rows would make its ground look flatter than it is.
+    The text's own rows still cross at least ``min_candidate_crossings`` strokes, and
+    its glyphs stand in one run of columns (gaps under a text height, as
+    ``line_gap_heights`` says of a line's glyphs): each run of such rows, as tall as
+    text, is tested again, and where its strokes fall into runs of columns further
+    apart than that, each run on its own.
+    """
+    rows = slice(band[0], band[1])
+    strokes = np.zeros(inside.shape, dtype=bool)
+    strokes[rows] = _strokes(response[rows], inside[rows])
+    if not strokes[rows].any():
+        return
+    level = float(np.percentile(response[rows][strokes[rows]], 90))
+    if not _flat_ground(response[rows], strokes[rows], level, config):
+        return  # texture, not text beside anatomy: cutting it finer must not flatten it
+    for start, stop in _line_bands(strokes[rows], config.min_candidate_crossings):
+        height = stop - start
+        if not config.min_text_height <= height < band[1] - band[0]:
+            continue
+        sub = (band[0] + start, band[0] + stop)
+        stroked = strokes[sub[0] : sub[1]].any(axis=0)
+        columns = np.flatnonzero(stroked)
+        gaps = np.flatnonzero(np.diff(columns) > max(1.0, config.line_gap_heights * height))
+        if not gaps.size:
+            yield where, inside, sub
+            continue
+        firsts = np.concatenate(([columns[0]], columns[gaps + 1]))
+        lasts = np.concatenate((columns[gaps], [columns[-1]]))
+        for first, last in zip(firsts, lasts, strict=True):
+            cols = slice(int(first), int(last) + 1)
+            part = (where[0], slice(where[1].start + cols.start, where[1].start + cols.stop))
+            yield part, inside[:, cols], sub
 
 
 def _beside(found: list[_Candidate], where: tuple[slice, slice], band: tuple[int, int]) -> bool:

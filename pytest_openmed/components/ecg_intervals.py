@@ -24,7 +24,8 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
    in a diastole that does not repeat itself one atrial flutter cycle on and
    is not seen again at its size one flutter cycle earlier inside the T wave
-   (II, III, aVF and V1; a PR exists only when one P wave conducts to each
+   (II, III, aVF, and V1 where it holds a wave above its noise; clear of the
+   previous QRS; a PR exists only when one P wave conducts to each
    QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
@@ -129,6 +130,9 @@ _FLUTTER_FIT_DEGREE = 3
 _FLUTTER_LAG_TOLERANCE = 0.05
 _FLUTTER_LEADS = ("II", "III", "aVF", "V1")
 _FLUTTER_PARTIAL = 0.4
+#: V1 (the last of _FLUTTER_LEADS) votes only where its P stretch is measurable: its RMS
+#: deviation from a straight line at least this many times the median beat's noise there.
+_FLUTTER_MEASURABLE = 3.0
 #: The T wave's return is sought, and flattens, within this (s).
 _T_RETURN_S = 0.15
 #: A lead's T wave is located only when it stands this share of the lead's QRS height off the
@@ -318,7 +322,8 @@ class _Template:
     that a wave of the median beat is present beat by beat; ``earlier`` the
     median beats of II, III, aVF and V1 reaching ``reach`` samples further back
     (one flutter cycle), over the beats that have them (``None``: one of those
-    leads is not delineated, or fewer than three beats have them).
+    leads is not delineated, or fewer than three beats have them), and
+    ``atrial_rows`` those leads' rows in ``beats`` and ``each``.
     """
 
     beats: npt.NDArray[np.float64]
@@ -327,6 +332,7 @@ class _Template:
     each: npt.NDArray[np.float64]
     earlier: npt.NDArray[np.float64] | None = None
     reach: int = 0
+    atrial_rows: tuple[int, ...] = ()
 
 
 def _template(
@@ -350,7 +356,13 @@ def _template(
         back = room[:, None] + np.arange(-pre - reach, post + 1)[None, :]
         earlier = np.median(leads[list(flutter_rows)][:, back], axis=1)
     return _Template(
-        beats=np.median(each, axis=1), r=pre, fs=fs, each=each, earlier=earlier, reach=reach
+        beats=np.median(each, axis=1),
+        r=pre,
+        fs=fs,
+        each=each,
+        earlier=earlier,
+        reach=reach,
+        atrial_rows=() if earlier is None or flutter_rows is None else flutter_rows,
     )
 
 
@@ -619,7 +631,9 @@ def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float
     return False
 
 
-def _flutter_wave_in_t(template: _Template, p_on: float, qrs_on: float, rr_s: float) -> bool:
+def _flutter_wave_in_t(
+    template: _Template, p_on: float, qrs: tuple[float, float], rr_s: float
+) -> bool:
     """Whether the P wave recurs, at its size, one flutter cycle earlier inside the T wave.
 
     With a fixed conduction ratio and a diastole shorter than one flutter cycle
@@ -633,14 +647,26 @@ def _flutter_wave_in_t(template: _Template, p_on: float, qrs_on: float, rr_s: fl
     of half to twice (the same wave, the same size) in every one of those leads
     is continuous atrial activity.  A sinus P wave's shape one cycle earlier,
     in the same leads and at its size, is not found in the T wave.
+
+    Only the T wave is smooth: a stretch reaching back into the previous QRS
+    (before its offset, ``qrs[1]`` − RR) is not compared, since no cubic
+    absorbs the end of a QRS and what is left of it resembles any wave.  V1
+    votes only where its P stretch is measurable (:func:`_measurable`): flutter
+    waves drawn nearly perpendicular to V1 leave nothing there but noise, and a
+    fit of noise says nothing either way; II, III and aVF always vote.
     """
     earlier, fs = template.earlier, template.fs
     if earlier is None:
         return False
-    first = round(p_on) + template.reach
+    qrs_on, qrs_off = qrs
+    start = round(p_on)
+    first = start + template.reach
     last = min(math.floor(qrs_on - 0.01 * fs), round(p_on + _FLUTTER_FIT_S * fs)) + template.reach
     if last - first < round(0.04 * fs):
         return False
+    voting = [True] * (len(_FLUTTER_LEADS) - 1)
+    voting.append(_measurable(template, template.atrial_rows[-1], start, math.floor(qrs_on)))
+    earlier = earlier[voting]
     basis, _ = np.linalg.qr(
         np.vander(np.linspace(-1.0, 1.0, last - first), _FLUTTER_FIT_DEGREE + 1)
     )
@@ -659,7 +685,10 @@ def _flutter_wave_in_t(template: _Template, p_on: float, qrs_on: float, rr_s: fl
         )
         if low * fs <= lag <= high * fs
     }
+    previous_qrs_off = qrs_off - rr_s * fs
     for lag in sorted(lags):
+        if start - lag < previous_qrs_off:
+            continue  # the stretch reaches back into the previous QRS
         stretch = earlier[:, first - lag : last - lag]
         stretch = stretch - (stretch @ basis) @ basis.T
         shared = (wave * stretch).sum(axis=1)
@@ -673,6 +702,26 @@ def _flutter_wave_in_t(template: _Template, p_on: float, qrs_on: float, rr_s: fl
         if bool(same.all()):
             return True
     return False
+
+
+def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
+    """Whether lead ``row``'s median beat holds a wave in ``[first, last)`` above its noise.
+
+    The stretch's deviation from its least-squares straight line (RMS) against
+    the median beat's noise there: the beats' spread about the median, each
+    beat's own straight line removed (1.4826 × the median absolute deviation),
+    shrunk as the median of that many beats is (1.2533 / √beats).  At least 3
+    times that noise: a wave is seen.
+    """
+    if last - first < 3:
+        return False
+    basis, _ = np.linalg.qr(np.vander(np.linspace(-1.0, 1.0, last - first), 2))
+    median = template.beats[row, first:last]
+    wave = median - basis @ (basis.T @ median)
+    spread = template.each[row, :, first:last] - median[None, :]
+    spread = spread - (spread @ basis) @ basis.T
+    noise = 1.2533 * 1.4826 * float(np.median(np.abs(spread))) / math.sqrt(spread.shape[0])
+    return float(np.sqrt(np.mean(wave**2))) >= _FLUTTER_MEASURABLE * noise
 
 
 def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
@@ -735,7 +784,7 @@ def _delineate(
     p_on = _p_onset(template, p_from, math.floor(qrs_on), float(envelope[qrs_peak]))
     if p_on is not None and t_end is not None and _flutter_waves(template, qrs_on, t_end, rr_s):
         p_on = None  # locked flutter waves: the wave before the QRS is one of them
-    if p_on is not None and _flutter_wave_in_t(template, p_on, qrs_on, rr_s):
+    if p_on is not None and _flutter_wave_in_t(template, p_on, (qrs_on, qrs_off), rr_s):
         p_on = None  # the same wave one flutter cycle earlier, inside the T wave
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
