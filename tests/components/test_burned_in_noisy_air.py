@@ -8,8 +8,8 @@ all cross strokes, so the lines touching the air were no text line whatever
 their contrast; and a faint line on the frame did not reach the image's
 sensitive level, which the step from the frame to the air had raised. Both were
 missed with neither a ``privacy`` failure nor an abstention. A blob with a band
-too tall for a line is now parted at its own noise level, and a margin is judged
-calm on its own level before the floors. The backgrounds are the generated
+too tall for a line is now parted at its own noise level, and an exactly constant
+margin (the frame) is calm on any image. The backgrounds are the generated
 MR-like ones of ``validation/burned_in.py --only mr-like`` (tuning seeds only).
 """
 
