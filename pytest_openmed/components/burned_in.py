@@ -85,8 +85,6 @@ _BLOCK_LINES = 4
 _LOCAL_TILES = 9
 #: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
 _CALM_RATIO = 0.35
-#: Energy of an exactly constant area: what the filters leave of nothing.
-_CONSTANT = 1e-9
 #: Pixels at each end of the grey range that may be hot or dead (clipped on the display scale).
 _OUTLIER_PX = 16
 #: The display scale spans at least this share of the near-full grey range.
@@ -619,13 +617,12 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     MAD within the tile); per neighbourhood of :data:`_LOCAL_TILES` tiles a side,
     their calmer quarter (25th percentile; text covering up to half the neighbourhood
     does not raise its own level). Where that neighbourhood's sensitive level is at
-    most :data:`_CALM_RATIO` of the image's, or its calmer quarter is exactly constant
-    (the black display frame around an MR's field of view), the margin is distinctly
-    calmer than the image — the black band beside an ultrasound fan, the air beside an
-    MR — and text printed there is measured against the margin's noise, not the
-    image's; elsewhere the image's levels hold (within-tile noise alone would read a
-    uniformly textured image as calmer than it is). Never below the floors; whatever a
-    lower level raises meets the same text-line tests as everywhere.
+    most :data:`_CALM_RATIO` of the image's, the margin is distinctly calmer than the
+    image — the black band beside an ultrasound fan, the air beside an MR — and text
+    printed there is measured against the margin's noise, not the image's; elsewhere
+    the image's levels hold (within-tile noise alone would read a uniformly textured
+    image as calmer than it is). Never below the floors; whatever a lower level raises
+    meets the same text-line tests as everywhere.
     """
     tile = config.background_tile_px
     tiles = _tiles(energy, tile)
@@ -639,8 +636,8 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     whole = [max(floor, median + k * spread) for k, floor in zip(sigmas, floors, strict=True)]
     whole[1] = max(whole[0], whole[1])
     whole[2] = max(whole[1], whole[2])
-    if tile_median is None:
-        # No neighbourhood to be a calm margin in an image of fewer than two tiles.
+    if tile_median is None or config.sensitive_floor > _CALM_RATIO * whole[1]:
+        # No neighbourhood can be a calm margin: its level never falls below the floor.
         # One level for every pixel: a read-only view, not three image-sized arrays.
         maps = [np.broadcast_to(np.float64(level), energy.shape) for level in whole]
     else:
@@ -653,11 +650,7 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
         ]
         local[1] = np.maximum(local[0], local[1])
         local[2] = np.maximum(local[1], local[2])
-        # An exactly constant margin (a display frame, padding) has no noise at all: it is
-        # calm on any image, though after the floors no margin could be calm on an image
-        # whose sensitive level is under the floor / _CALM_RATIO.
-        constant = calm_median + calm_noise <= _CONSTANT
-        calm = (local[1] <= _CALM_RATIO * whole[1]) | constant
+        calm = local[1] <= _CALM_RATIO * whole[1]
         # Each pixel takes its tile's level; the rows and columns past the last whole
         # tile take the last tile's.
         tile_rows = np.minimum(np.arange(energy.shape[0]) // tile, rows - 1)
