@@ -843,60 +843,43 @@ def _blob_lines(
     min_density: float | None = None,
 ) -> bool:
     """Test each text line of one blob; returns whether a band was too tall for a line."""
+
+    def keep(
+        part_where: tuple[slice, slice],
+        part_inside: BoolImage,
+        part_band: tuple[int, int],
+        density: float | None,
+    ) -> bool:
+        """Test one line; keep it when it reads as text."""
+        candidate = _line_candidate(
+            response,
+            smooth,
+            energy,
+            levels,
+            part_where,
+            part_inside,
+            part_band,
+            config,
+            min_density=density,
+        )
+        if candidate is not None:
+            found.append(candidate)
+        return candidate is not None
+
     strokes = _strokes(response[where], inside)
     tall = False
     for band in _line_bands(strokes):
         if band[1] - band[0] <= config.max_text_height:
-            candidate = _line_candidate(
-                response,
-                smooth,
-                energy,
-                levels,
-                where,
-                inside,
-                band,
-                config,
-                min_density=min_density,
-            )
-            if candidate is not None:
-                found.append(candidate)
+            if keep(where, inside, band, min_density):
                 continue
             pending.append((where, inside, band))
-            for part_where, part_inside, part_band in _full_lines(
-                where, inside, response[where], band, config
-            ):
-                candidate = _line_candidate(
-                    response,
-                    smooth,
-                    energy,
-                    levels,
-                    part_where,
-                    part_inside,
-                    part_band,
-                    config,
-                    min_density=config.strip_crossing_density,
-                )
-                if candidate is not None:
-                    found.append(candidate)
+            for part in _full_lines(where, inside, response[where], band, config):
+                keep(*part, config.strip_crossing_density)
             continue
         tall = True
         pending.append((where, inside, band))
-        for part_where, part_inside, part_band in _strip_bands(
-            where, inside, strokes, band, config.max_text_height
-        ):
-            candidate = _line_candidate(
-                response,
-                smooth,
-                energy,
-                levels,
-                part_where,
-                part_inside,
-                part_band,
-                config,
-                min_density=config.strip_crossing_density,
-            )
-            if candidate is not None:
-                found.append(candidate)
+        for part in _strip_bands(where, inside, strokes, band, config.max_text_height):
+            keep(*part, config.strip_crossing_density)
     return tall
 
 

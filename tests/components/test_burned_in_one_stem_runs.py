@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B, BurnedInConfig, run
+from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B
 from pytest_openmed.development.sources import GeneratedSource
-from pytest_openmed.development.sources.burned_in import (
-    MISS_FRACTION,
-    identifier_coverage,
-    render_on_background,
-)
+from pytest_openmed.development.sources.burned_in import render_on_background
 from validation.burned_in import text_free_image
+
+from ._burned_in_checks import missed_and_reported
 
 
 def _render(text: str, seed: int, font_px: int, contrast: float) -> GeneratedSource:
@@ -37,14 +35,6 @@ def _render(text: str, seed: int, font_px: int, contrast: float) -> GeneratedSou
     return source
 
 
-def _missed(source: GeneratedSource, config: BurnedInConfig) -> tuple[bool, bool]:
-    """Whether the string was missed, and whether the run reported it."""
-    output = run(source.asset, config)
-    (covered,) = identifier_coverage(source.truth, output.output["regions"])
-    reported = "privacy" in output.safety_failures or output.abstained
-    return covered < MISS_FRACTION, reported
-
-
 @pytest.mark.parametrize(
     ("text", "seed", "font_px", "contrast"),
     [
@@ -60,6 +50,6 @@ def test_a_run_of_ones_is_masked_by_a_and_masked_or_reported_by_b(
     text: str, seed: int, font_px: int, contrast: float
 ) -> None:
     source = _render(text, seed, font_px, contrast)
-    assert _missed(source, CONFIG_A)[0] is False
-    missed, reported = _missed(source, CONFIG_B)
+    assert missed_and_reported(source, CONFIG_A)[0] is False
+    missed, reported = missed_and_reported(source, CONFIG_B)
     assert not missed or reported
