@@ -940,20 +940,18 @@ def _full_lines(
     apart than that, each run on its own.
     """
     rows = slice(band[0], band[1])
-    strokes = np.zeros(inside.shape, dtype=bool)
-    strokes[rows] = _strokes(response[rows], inside[rows])
-    if not strokes[rows].any():
+    strokes = _strokes(response[rows], inside[rows])  # the band's rows only
+    if not strokes.any():
         return
-    level = float(np.percentile(response[rows][strokes[rows]], 90))
-    if not _flat_ground(response[rows], strokes[rows], level, config):
+    level = float(np.percentile(response[rows][strokes], 90))
+    if not _flat_ground(response[rows], strokes, level, config):
         return  # texture, not text beside anatomy: cutting it finer must not flatten it
-    for start, stop in _line_bands(strokes[rows], config.min_candidate_crossings):
+    for start, stop in _line_bands(strokes, config.min_candidate_crossings):
         height = stop - start
         if not config.min_text_height <= height < band[1] - band[0]:
             continue
         sub = (band[0] + start, band[0] + stop)
-        stroked = strokes[sub[0] : sub[1]].any(axis=0)
-        columns = np.flatnonzero(stroked)
+        columns = np.flatnonzero(strokes[start:stop].any(axis=0))
         gaps = np.flatnonzero(np.diff(columns) > max(1.0, config.line_gap_heights * height))
         if not gaps.size:
             yield where, inside, sub
