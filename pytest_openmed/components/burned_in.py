@@ -111,6 +111,13 @@ _RUN_PITCH = (0.3, 1.0)
 _RUN_REGULAR = 0.2
 #: Each stem spans at least this share of the line's rows (a glyph, not a speck).
 _RUN_TALL = 0.5
+#: A thin stem falls to half its response within this many pixels on either side, and
+#: drifts by at most this many columns from its top to its bottom (upright).
+_RIDGE_REACH = 3
+_RIDGE_SPREAD = 2
+#: The straight part of a round glyph's stem ("0") spans at least two thirds of its
+#: height, so a ridge run's pitch is at most this many times its stems' height.
+_RIDGE_PITCH = 1.5
 
 #: Bounds of the real-valued and the integer thresholds of a configuration.
 _MAX_REAL = 64.0
@@ -875,11 +882,15 @@ def _blob_lines(
             pending.append((where, inside, band))
             for part in _full_lines(where, inside, response[where], band, config):
                 keep(*part, config.strip_crossing_density)
+            for part in _stem_run_lines(where, inside, response[where], band, config):
+                keep(*part, 0.0)  # a run at glyph pitch: dense by construction
             continue
         tall = True
         pending.append((where, inside, band))
         for part in _strip_bands(where, inside, strokes, band, config.max_text_height):
             keep(*part, config.strip_crossing_density)
+        for part in _stem_run_lines(where, inside, response[where], band, config):
+            keep(*part, 0.0)
     return tall
 
 
@@ -962,6 +973,90 @@ def _full_lines(
             cols = slice(int(first), int(last) + 1)
             part = (where[0], slice(where[1].start + cols.start, where[1].start + cols.stop))
             yield part, inside[:, cols], sub
+
+
+def _ridges(response: FloatImage, config: BurnedInConfig) -> BoolImage:
+    """Thin upright strokes along each row: a pixel of at least ``min_stroke_contrast``
+    that peaks along its row and falls to half of it within :data:`_RIDGE_REACH` pixels
+    on both sides (a thin stem on flat ground, whatever its neighbours' strength)."""
+    cols = response.shape[1]
+    reach = _RIDGE_REACH
+    padded = np.pad(response, ((0, 0), (reach, reach)), mode="edge")
+    left = np.min([padded[:, reach - k : reach - k + cols] for k in range(1, reach + 1)], axis=0)
+    right = np.min([padded[:, reach + k : reach + k + cols] for k in range(1, reach + 1)], axis=0)
+    before = padded[:, reach - 1 : reach - 1 + cols]
+    after = padded[:, reach + 1 : reach + 1 + cols]
+    half = 0.5 * response
+    ridges: BoolImage = (
+        (response >= config.min_stroke_contrast)
+        & (response > before)
+        & (response >= after)
+        & (left <= half)
+        & (right <= half)
+    )
+    return ridges
+
+
+def _stem_run_lines(
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    response: FloatImage,
+    band: tuple[int, int],
+    config: BurnedInConfig,
+) -> Iterator[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]]:
+    """A run of one-stem glyphs hidden in a band that failed the text-line test.
+
+    Beside anatomy on the same rows, the blob's stroke level (half its 90th
+    percentile) is set by the anatomy: the stems of small one-stem glyphs ("1111")
+    merge with the ground between them or drop below it, so no line of them shows.
+    Their physics does not depend on that level: each stem is a thin ridge along the
+    rows (:func:`_ridges`), the stems of a run stand on one baseline and reach one
+    height (top and bottom rows within a pixel), at a regular glyph pitch; anatomy
+    beside them is not regular. Each such run of :data:`_RUN_STEMS` stems or more
+    touching the band's rows is tested again as a line of its own (its rows, and its
+    columns with a pitch on either side), by every test but the crossing density: a
+    run at glyph pitch is as dense as text by construction.
+    """
+    top = max(0, band[0] - config.max_text_height)
+    bottom = min(inside.shape[0], band[1] + config.max_text_height)
+    ridges = _ridges(response[top:bottom], config) & inside[top:bottom]
+    labels, _ = ndimage.label(ridges, structure=np.ones((3, 3), dtype=bool))
+    stems: list[tuple[int, int, float]] = []  # (first row, last row, column) of each stem
+    for label, part in enumerate(ndimage.find_objects(labels), start=1):
+        if part is None:
+            continue
+        first, last = part[0].start + top, part[0].stop - 1 + top
+        spread = part[1].stop - part[1].start
+        if last - first + 1 < config.min_text_height or spread > _RIDGE_SPREAD:
+            continue
+        columns = np.flatnonzero((labels[part] == label).any(axis=0)) + part[1].start
+        stems.append((first, last, float(np.mean(columns))))
+    stems.sort(key=lambda stem: stem[2])
+    used: set[int] = set()
+    for index, (first, last, _) in enumerate(stems):
+        if index in used:
+            continue
+        run = [index]
+        height = last - first + 1
+        for later in range(index + 1, len(stems)):
+            if abs(stems[later][0] - first) > 1 or abs(stems[later][1] - last) > 1:
+                continue  # another line's stem, or anatomy: not on this baseline
+            pitch = stems[later][2] - stems[run[-1]][2]
+            if not _RUN_PITCH[0] * height <= pitch <= _RIDGE_PITCH * height:
+                break
+            step = stems[run[1]][2] - stems[run[0]][2] if len(run) >= 2 else pitch
+            if abs(pitch - step) > _RUN_REGULAR * pitch:
+                break
+            run.append(later)
+        if len(run) < _RUN_STEMS or not (first < band[1] and band[0] <= last):
+            continue
+        used.update(run)
+        left, right = stems[run[0]][2], stems[run[-1]][2]
+        pitch = (right - left) / (len(run) - 1)
+        x0 = max(0, int(left - pitch))
+        x1 = min(inside.shape[1], int(np.ceil(right + pitch)) + 1)
+        part_where = (where[0], slice(where[1].start + x0, where[1].start + x1))
+        yield part_where, inside[:, x0:x1], (first, last + 1)
 
 
 def _beside(found: list[_Candidate], where: tuple[slice, slice], band: tuple[int, int]) -> bool:
