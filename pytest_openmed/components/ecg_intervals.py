@@ -119,6 +119,7 @@ _FLUTTER_RATIOS = (2, 3, 4)
 _FLUTTER_SIMILARITY = 0.9
 _FLUTTER_SIZE = 0.8
 _FLUTTER_MIN_COMPARED_S = 0.04
+_VARIABLE_RR = 1.2
 #: Where the diastole is shorter than one cycle, the flutter wave one cycle before the one
 #: preceding the QRS lies in the T wave: the first this much (s) of the P wave is fitted there,
 #: with a polynomial of this degree for the T wave (smooth over a P wave's span), at RR / 2,
@@ -593,7 +594,9 @@ def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
     return float(present.mean()) >= _P_PRESENT_SHARE
 
 
-def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float) -> bool:
+def _flutter_waves(
+    template: _Template, qrs_on: float, t_end: float, rr_s: float, previous: bool = True
+) -> bool:
     """Whether the stretch from the T wave's end to the QRS repeats itself one flutter cycle on.
 
     In sinus rhythm that stretch is isoelectric but for one P wave.  In atrial
@@ -610,7 +613,9 @@ def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float
     rr = rr_s * fs
     on, end = qrs_on - 0.01 * fs, t_end + 0.02 * fs
     index = np.arange(beats.shape[1])
-    diastole = ((index > end) & (index < on + rr)) | ((index > end - rr) & (index < on))
+    diastole = (index > end) & (index < on + rr)
+    if previous:
+        diastole |= (index > end - rr) & (index < on)
     low, high = _FLUTTER_CYCLE_S
     for ratio in _FLUTTER_RATIOS:
         lag = round(rr / ratio)
@@ -724,6 +729,28 @@ def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
     return float(np.sqrt(np.mean(wave**2))) >= _FLUTTER_MEASURABLE * noise
 
 
+def _longest_rr_beats(
+    leads: npt.NDArray[np.float64],
+    peaks: npt.NDArray[np.int64],
+    rr: npt.NDArray[np.float64],
+    seen: npt.NDArray[np.bool_],
+    typical_rr: float,
+    fs: float,
+) -> tuple[_Template, float] | None:
+    """The median beat of the beats followed by the longest RRs, and that RR, or ``None``."""
+    usable = rr[seen]
+    if usable.size < _MIN_BEATS:
+        return None
+    ordered = np.sort(usable)
+    longest = float(ordered[-_MIN_BEATS])
+    if longest < _VARIABLE_RR * float(ordered[_MIN_BEATS - 1]):
+        return None
+    chosen = seen & (rr >= (1.0 - _FLUTTER_LAG_TOLERANCE) * longest)
+    long_rr = float(np.median(rr[chosen]))
+    template = _template(leads, peaks[:-1][chosen], long_rr, fs)
+    return None if template is None else (template, long_rr)
+
+
 def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
     """How many samples before R a ventricular pacing stimulus lies, or ``None`` (not paced).
 
@@ -747,7 +774,10 @@ def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: flo
 
 
 def _delineate(
-    template: _Template, rr_s: float, stimulus: int | None = None
+    template: _Template,
+    rr_s: float,
+    stimulus: int | None = None,
+    longest: tuple[_Template, float] | None = None,
 ) -> tuple[dict[str, float | None], dict[str, str]]:
     """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
     fs, r, beats = template.fs, template.r, template.beats
@@ -786,6 +816,11 @@ def _delineate(
         p_on = None  # locked flutter waves: the wave before the QRS is one of them
     if p_on is not None and _flutter_wave_in_t(template, p_on, (qrs_on, qrs_off), rr_s):
         p_on = None  # the same wave one flutter cycle earlier, inside the T wave
+    if p_on is not None and t_end is not None and longest is not None:
+        long_template, long_rr = longest
+        shift = long_template.r - r
+        if _flutter_waves(long_template, qrs_on + shift, t_end + shift, long_rr, previous=False):
+            p_on = None  # variable conduction: the diastole after the longest RRs repeats itself
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
@@ -899,7 +934,8 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     missing: dict[str, str] = {}
     if template is not None:
-        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs))
+        longest = _longest_rr_beats(clean, peaks, rr, seen, typical_rr, fs)
+        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs), longest)
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,
