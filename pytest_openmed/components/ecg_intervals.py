@@ -22,8 +22,9 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    against a straight TP-to-PR baseline per lead, at half the P height moved
    along the tangent, for a P wave that is a wave, stands alone, rises from a
    quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
-   in a diastole that does not repeat itself one atrial flutter cycle on and
-   is not seen again at its size one flutter cycle earlier inside the T wave
+   in a diastole that does not repeat itself one atrial flutter cycle on (nor,
+   where the RRs vary by whole flutter cycles, in the beats followed by the
+   longest RRs) and is not seen again at its size one flutter cycle earlier inside the T wave
    (II, III, aVF, and V1 where it holds a wave above its noise; clear of the
    previous QRS; a PR exists only when one P wave conducts to each
    QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
@@ -119,6 +120,10 @@ _FLUTTER_RATIOS = (2, 3, 4)
 _FLUTTER_SIMILARITY = 0.9
 _FLUTTER_SIZE = 0.8
 _FLUTTER_MIN_COMPARED_S = 0.04
+#: With a variable conduction ratio the RRs are 2, 3 or 4 flutter cycles, so the longest
+#: exceed the shortest by a whole cycle: 4/3 or more (3:1 against 4:1), 5/4 were 5:1 met,
+#: less _FLUTTER_LAG_TOLERANCE.  The beats followed by RRs this much longer than the shortest
+#: are then compared on their own (their diastole is long enough to hold repeated waves).
 _VARIABLE_RR = 1.2
 #: Where the diastole is shorter than one cycle, the flutter wave one cycle before the one
 #: preceding the QRS lies in the T wave: the first this much (s) of the P wave is fitted there,
@@ -605,9 +610,9 @@ def _flutter_waves(
     the median beat keeps them all: the stretch then holds the same wave, at
     the same size, again one atrial cycle (RR / ratio) later, and the wave
     before the QRS passes every P wave rule.  Samples one cycle apart, both in
-    that stretch (after this beat's T wave or the previous beat's), are
-    compared over all leads: a correlation of at least 0.9 with sizes within
-    0.8 of each other is flutter.
+    that stretch (after this beat's T wave or, with ``previous``, the previous
+    beat's), are compared over all leads: a correlation of at least 0.9 with
+    sizes within 0.8 of each other is flutter.
     """
     fs, beats = template.fs, template.beats
     rr = rr_s * fs
@@ -734,10 +739,20 @@ def _longest_rr_beats(
     peaks: npt.NDArray[np.int64],
     rr: npt.NDArray[np.float64],
     seen: npt.NDArray[np.bool_],
-    typical_rr: float,
     fs: float,
 ) -> tuple[_Template, float] | None:
-    """The median beat of the beats followed by the longest RRs, and that RR, or ``None``."""
+    """The median beat of the beats followed by the longest RRs, and their RR (s), or ``None``.
+
+    With a variable conduction ratio (2:1 to 4:1 beat to beat) the RRs are
+    whole numbers of flutter cycles: the typical RR need not be one of them
+    (the median may fall between 3 and 4 cycles), and the previous beat's T
+    wave moves about in the median beat.  The beats followed by the longest RRs
+    (within 5 % of the third longest) have a long diastole after their T wave,
+    where the flutter waves, locked to their QRS, repeat one cycle on
+    (:func:`_flutter_waves`, after the T wave only: the RR before those beats
+    varies).  ``None`` where the third longest RR is under 1.2 × the third
+    shortest (a steady rhythm: the median beat already shows it).
+    """
     usable = rr[seen]
     if usable.size < _MIN_BEATS:
         return None
@@ -820,7 +835,7 @@ def _delineate(
         long_template, long_rr = longest
         shift = long_template.r - r
         if _flutter_waves(long_template, qrs_on + shift, t_end + shift, long_rr, previous=False):
-            p_on = None  # variable conduction: the diastole after the longest RRs repeats itself
+            p_on = None  # variable conduction: the long diastoles repeat themselves
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
@@ -934,7 +949,7 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     missing: dict[str, str] = {}
     if template is not None:
-        longest = _longest_rr_beats(clean, peaks, rr, seen, typical_rr, fs)
+        longest = _longest_rr_beats(clean, peaks, rr, seen, fs)
         found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs), longest)
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
