@@ -882,14 +882,14 @@ def _blob_lines(
             pending.append((where, inside, band))
             for part in _full_lines(where, inside, response[where], band, config):
                 keep(*part, config.strip_crossing_density)
-            for part in _stem_run_lines(where, inside, response[where], band, config):
+            for part in _stem_run_lines(where, inside, response[where], band, config, judged=True):
                 keep(*part, 0.0)  # a run at glyph pitch: dense by construction
             continue
         tall = True
         pending.append((where, inside, band))
         for part in _strip_bands(where, inside, strokes, band, config.max_text_height):
             keep(*part, config.strip_crossing_density)
-        for part in _stem_run_lines(where, inside, response[where], band, config):
+        for part in _stem_run_lines(where, inside, response[where], band, config, judged=False):
             keep(*part, 0.0)
     return tall
 
@@ -997,12 +997,31 @@ def _ridges(response: FloatImage, config: BurnedInConfig) -> BoolImage:
     return ridges
 
 
+def _stems_seen(
+    seen: BoolImage, columns: list[float], rows: tuple[int, int], band: tuple[int, int]
+) -> bool:
+    """Whether the band's strokes ``seen`` show a run's stems apart: on most of the
+    run's rows within the band, every stem's column is a stroke and ground lies
+    between each two."""
+    shown = []
+    for row in range(max(rows[0], band[0]), min(rows[1], band[1])):
+        line = seen[row - band[0]]
+        stems = all(line[round(column)] for column in columns)
+        apart = all(
+            not line[round(left) + 1 : round(right)].all() for left, right in pairwise(columns)
+        )
+        shown.append(stems and apart)
+    return 2 * sum(shown) > len(shown)
+
+
 def _stem_run_lines(
     where: tuple[slice, slice],
     inside: BoolImage,
     response: FloatImage,
     band: tuple[int, int],
     config: BurnedInConfig,
+    *,
+    judged: bool,
 ) -> Iterator[tuple[tuple[slice, slice], BoolImage, tuple[int, int]]]:
     """A run of one-stem glyphs hidden in a band that failed the text-line test.
 
@@ -1013,10 +1032,15 @@ def _stem_run_lines(
     rows (:func:`_ridges`), the stems of a run stand on one baseline and reach one
     height (top and bottom rows within a pixel), at a regular glyph pitch; anatomy
     beside them is not regular. Each such run of :data:`_RUN_STEMS` stems or more
-    touching the band's rows is tested again as a line of its own (its rows, and its
-    columns with a pitch on either side), by every test but the crossing density: a
-    run at glyph pitch is as dense as text by construction.
+    touching the band's rows — in a band the text-line test has ``judged`` (one of a
+    line's height), only where the band's strokes did not show the stems apart
+    (:func:`_stems_seen`; where they did, that test has judged them: a graphic's
+    ticks and bars on a plain ground set their own level) — is tested again
+    as a line of its own (its rows, and its columns with a pitch on either side), by
+    every test but the crossing density: a run at glyph pitch is as dense as text by
+    construction.
     """
+    seen = _strokes(response[band[0] : band[1]], inside[band[0] : band[1]])
     top = max(0, band[0] - config.max_text_height)
     bottom = min(inside.shape[0], band[1] + config.max_text_height)
     ridges = _ridges(response[top:bottom], config) & inside[top:bottom]
@@ -1027,7 +1051,9 @@ def _stem_run_lines(
             continue
         first, last = part[0].start + top, part[0].stop - 1 + top
         spread = part[1].stop - part[1].start
-        if last - first + 1 < config.min_text_height or spread > _RIDGE_SPREAD:
+        if not config.min_text_height <= last - first + 1 <= config.max_text_height:
+            continue  # a speck, or taller than a line of text
+        if spread > _RIDGE_SPREAD:
             continue
         columns = np.flatnonzero((labels[part] == label).any(axis=0)) + part[1].start
         stems.append((first, last, float(np.mean(columns))))
@@ -1050,6 +1076,8 @@ def _stem_run_lines(
             run.append(later)
         if len(run) < _RUN_STEMS or not (first < band[1] and band[0] <= last):
             continue
+        if judged and _stems_seen(seen, [stems[i][2] for i in run], (first, last + 1), band):
+            continue  # the text-line test saw these stems and judged them
         used.update(run)
         left, right = stems[run[0]][2], stems[run[-1]][2]
         pitch = (right - left) / (len(run) - 1)
