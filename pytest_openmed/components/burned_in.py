@@ -882,14 +882,14 @@ def _blob_lines(
             pending.append((where, inside, band))
             for part in _full_lines(where, inside, response[where], band, config):
                 keep(*part, config.strip_crossing_density)
-            for part in _stem_run_lines(where, inside, response[where], band, config, judged=True):
+            for part in _stem_run_lines(where, inside, response, smooth, band, config, judged=True):
                 keep(*part, 0.0)  # a run at glyph pitch: dense by construction
             continue
         tall = True
         pending.append((where, inside, band))
         for part in _strip_bands(where, inside, strokes, band, config.max_text_height):
             keep(*part, config.strip_crossing_density)
-        for part in _stem_run_lines(where, inside, response[where], band, config, judged=False):
+        for part in _stem_run_lines(where, inside, response, smooth, band, config, judged=False):
             keep(*part, 0.0)
     return tall
 
@@ -1017,7 +1017,8 @@ def _stems_seen(
 def _stem_run_lines(
     where: tuple[slice, slice],
     inside: BoolImage,
-    response: FloatImage,
+    image_response: FloatImage,
+    image_smooth: FloatImage,
     band: tuple[int, int],
     config: BurnedInConfig,
     *,
@@ -1036,10 +1037,12 @@ def _stem_run_lines(
     line's height), only where the band's strokes did not show the stems apart
     (:func:`_stems_seen`; where they did, that test has judged them: a graphic's
     ticks and bars on a plain ground set their own level) — is tested again
-    as a line of its own (its rows, and its columns with a pitch on either side), by
+    as a line of its own (its rows, and its columns with a pitch on either side) when
+    it stands on one ground (no plateau between its stems steps, :func:`_steps`), by
     every test but the crossing density: a run at glyph pitch is as dense as text by
     construction.
     """
+    response, smooth = image_response[where], image_smooth[where]
     seen = _strokes(response[band[0] : band[1]], inside[band[0] : band[1]])
     top = max(0, band[0] - config.max_text_height)
     bottom = min(inside.shape[0], band[1] + config.max_text_height)
@@ -1078,11 +1081,16 @@ def _stem_run_lines(
             continue
         if judged and _stems_seen(seen, [stems[i][2] for i in run], (first, last + 1), band):
             continue  # the text-line test saw these stems and judged them
-        used.update(run)
         left, right = stems[run[0]][2], stems[run[-1]][2]
         pitch = (right - left) / (len(run) - 1)
         x0 = max(0, int(left - pitch))
         x1 = min(inside.shape[1], int(np.ceil(right + pitch)) + 1)
+        line = (slice(first, last + 1), slice(x0, x1))
+        strokes = _strokes(response[line], inside[line])
+        ridge_stems = [(round(stems[i][2]) - x0, round(stems[i][2]) - x0 + 1) for i in run]
+        if any(_steps(smooth[line], response[line], strokes, ridge_stems)):
+            continue  # plateaus that step between the stems: a step wedge's bars
+        used.update(run)
         part_where = (where[0], slice(where[1].start + x0, where[1].start + x1))
         yield part_where, inside[:, x0:x1], (first, last + 1)
 
