@@ -1048,7 +1048,8 @@ def _stem_run_lines(
     bottom = min(inside.shape[0], band[1] + config.max_text_height)
     ridges = _ridges(response[top:bottom], config) & inside[top:bottom]
     labels, _ = ndimage.label(ridges, structure=np.ones((3, 3), dtype=bool))
-    stems: list[tuple[int, int, float]] = []  # (first row, last row, column) of each stem
+    # (first row, last row, mean column, first column, end column) of each stem
+    stems: list[tuple[int, int, float, int, int]] = []
     for label, part in enumerate(ndimage.find_objects(labels), start=1):
         if part is None:
             continue
@@ -1059,10 +1060,10 @@ def _stem_run_lines(
         if spread > _RIDGE_SPREAD:
             continue
         columns = np.flatnonzero((labels[part] == label).any(axis=0)) + part[1].start
-        stems.append((first, last, float(np.mean(columns))))
+        stems.append((first, last, float(np.mean(columns)), part[1].start, part[1].stop))
     stems.sort(key=lambda stem: stem[2])
     used: set[int] = set()
-    for index, (first, last, _) in enumerate(stems):
+    for index, (first, last, *_) in enumerate(stems):
         if index in used:
             continue
         run = [index]
@@ -1086,8 +1087,11 @@ def _stem_run_lines(
         x0 = max(0, int(left - pitch))
         x1 = min(inside.shape[1], int(np.ceil(right + pitch)) + 1)
         line = (slice(first, last + 1), slice(x0, x1))
-        strokes = _strokes(response[line], inside[line])
-        ridge_stems = [(round(stems[i][2]) - x0, round(stems[i][2]) - x0 + 1) for i in run]
+        # The ridges are strokes too (a faint stem may lie under the line's own level).
+        strokes = (
+            _strokes(response[line], inside[line]) | ridges[first - top : last + 1 - top, x0:x1]
+        )
+        ridge_stems = [(stems[i][3] - x0, stems[i][4] - x0) for i in run]
         if any(_steps(smooth[line], response[line], strokes, ridge_stems)):
             continue  # plateaus that step between the stems: a step wedge's bars
         used.update(run)
