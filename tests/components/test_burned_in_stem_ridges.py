@@ -18,7 +18,7 @@ import pytest
 from pytest_openmed.components.burned_in import CONFIG_A, CONFIG_B, BurnedInConfig, run
 from pytest_openmed.development.sources import GeneratedSource
 from pytest_openmed.development.sources.burned_in import render_on_background
-from validation.burned_in import text_free_image
+from validation.burned_in import graphic_sources, text_free_image
 
 from ._burned_in_checks import missed_and_reported
 
@@ -54,4 +54,13 @@ def test_a_run_beside_anatomy_is_masked_by_a_and_masked_or_reported_by_b(
 def test_the_same_images_without_text_stay_unreported(image: str, config: BurnedInConfig) -> None:
     """The anatomy beside the text is not regular: alone, it raises no ``privacy``."""
     output = run(text_free_image(image).asset, config)
+    assert "privacy" not in output.safety_failures
+
+
+def test_a_step_wedge_at_the_image_edge_is_no_run_of_stems() -> None:
+    """The overshoots of a wedge's bars are ridges of one height at a regular pitch, but
+    the plateaus between them step: B reports no text on a generated wedge of the tuning
+    seeds (it did while the ridge search ignored the steps)."""
+    sources = dict(graphic_sources("step_wedge", 0))
+    output = run(sources["step_wedge:gradient:3:11px:dicom8"].asset, CONFIG_B)
     assert "privacy" not in output.safety_failures
