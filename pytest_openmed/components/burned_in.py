@@ -802,12 +802,13 @@ def _candidates(
         if where is None or sensitive[label] < max(1, config.min_candidate_px):
             continue
         inside = blobs[where] == label
-        if not _blob_lines(response, smooth, energy, levels, where, inside, config, found, pending):
-            continue
-        # A band too tall for a line: the blob may be text joined to noise above the
-        # extent level (noisy air beside a display frame); its own noise level parts them.
-        parts = list(_own_level_parts(energy, levels, where, inside, config))
-        parts += _faint_parts(response, energy, levels, where, inside, config)
+        tall = _blob_lines(response, smooth, energy, levels, where, inside, config, found, pending)
+        # Faint text joined to much stronger structure (bone) draws no stroke of the blob's.
+        parts = _faint_parts(response, energy, levels, where, inside, config)
+        if tall:
+            # A band too tall for a line: the blob may be text joined to noise above the
+            # extent level (noisy air beside a display frame); its own noise level parts them.
+            parts = list(_own_level_parts(energy, levels, where, inside, config)) + parts
         for sub_where, sub_inside in parts:
             _blob_lines(
                 response,
