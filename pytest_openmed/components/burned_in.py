@@ -85,6 +85,10 @@ _BLOCK_LINES = 4
 _LOCAL_TILES = 9
 #: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
 _CALM_RATIO = 0.35
+#: Text at the floor contrast of the operating range (0.12) draws a top-hat response of
+#: about this many times ``min_stroke_contrast``: a blob whose stroke level (half its
+#: 90th-percentile response) is below that holds such text's strokes.
+_FAINT_STROKE = 2.0
 #: Energy of an exactly constant area: what the filters leave of nothing.
 _CONSTANT = 1e-9
 #: Pixels at each end of the grey range that may be hot or dead (clipped on the display scale).
@@ -950,6 +954,8 @@ def _faint_parts(
     """
     own = response[where]
     strong = float(np.percentile(own[inside], 90))
+    if 0.5 * strong < _FAINT_STROKE * config.min_stroke_contrast:
+        return []  # text of the operating range draws strokes at the blob's level
     window = (config.energy_rows, config.energy_cols)
     rest = inside & (ndimage.maximum_filter(own, size=window, mode="constant") < strong)
     parts, count = ndimage.label(rest)
@@ -960,11 +966,14 @@ def _faint_parts(
     for label, part in enumerate(ndimage.find_objects(parts), start=1):
         if part is None or weak[label] < max(1, config.min_candidate_px):
             continue
+        pixels = parts[part] == label
+        if float(np.percentile(own[part][pixels], 90)) >= 0.5 * strong:
+            continue  # it draws the blob's strokes: the blob's own lines hold it
         sub_where = (
             slice(where[0].start + part[0].start, where[0].start + part[0].stop),
             slice(where[1].start + part[1].start, where[1].start + part[1].stop),
         )
-        found.append((sub_where, parts[part] == label))
+        found.append((sub_where, pixels))
     return found
 
 
