@@ -22,8 +22,9 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    against a straight TP-to-PR baseline per lead, at half the P height moved
    along the tangent, for a P wave that is a wave, stands alone, rises from a
    quiet baseline, recurs beat by beat and keeps a fixed relation to each QRS,
-   in a diastole that does not repeat itself one atrial flutter cycle on and
-   is not seen again at its size one flutter cycle earlier inside the T wave
+   in a diastole that does not repeat itself one atrial flutter cycle on (nor,
+   where the RRs vary by whole flutter cycles, in the beats followed by the
+   longest RRs) and is not seen again at its size one flutter cycle earlier inside the T wave
    (II, III, aVF, and V1 where it holds a wave above its noise; clear of the
    previous QRS; a PR exists only when one P wave conducts to each
    QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
@@ -119,6 +120,11 @@ _FLUTTER_RATIOS = (2, 3, 4)
 _FLUTTER_SIMILARITY = 0.9
 _FLUTTER_SIZE = 0.8
 _FLUTTER_MIN_COMPARED_S = 0.04
+#: With a variable conduction ratio the RRs are 2, 3 or 4 flutter cycles, so the longest
+#: exceed the shortest by a whole cycle: 4/3 or more (3:1 against 4:1), 5/4 were 5:1 met,
+#: less _FLUTTER_LAG_TOLERANCE.  The beats followed by RRs this much longer than the shortest
+#: are then compared on their own (their diastole is long enough to hold repeated waves).
+_VARIABLE_RR = 1.2
 #: Where the diastole is shorter than one cycle, the flutter wave one cycle before the one
 #: preceding the QRS lies in the T wave: the first this much (s) of the P wave is fitted there,
 #: with a polynomial of this degree for the T wave (smooth over a P wave's span), at RR / 2,
@@ -593,7 +599,9 @@ def _present_beat_by_beat(template: _Template, first: int, last: int) -> bool:
     return float(present.mean()) >= _P_PRESENT_SHARE
 
 
-def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float) -> bool:
+def _flutter_waves(
+    template: _Template, qrs_on: float, t_end: float, rr_s: float, previous: bool = True
+) -> bool:
     """Whether the stretch from the T wave's end to the QRS repeats itself one flutter cycle on.
 
     In sinus rhythm that stretch is isoelectric but for one P wave.  In atrial
@@ -602,15 +610,17 @@ def _flutter_waves(template: _Template, qrs_on: float, t_end: float, rr_s: float
     the median beat keeps them all: the stretch then holds the same wave, at
     the same size, again one atrial cycle (RR / ratio) later, and the wave
     before the QRS passes every P wave rule.  Samples one cycle apart, both in
-    that stretch (after this beat's T wave or the previous beat's), are
-    compared over all leads: a correlation of at least 0.9 with sizes within
-    0.8 of each other is flutter.
+    that stretch (after this beat's T wave or, with ``previous``, the previous
+    beat's), are compared over all leads: a correlation of at least 0.9 with
+    sizes within 0.8 of each other is flutter.
     """
     fs, beats = template.fs, template.beats
     rr = rr_s * fs
     on, end = qrs_on - 0.01 * fs, t_end + 0.02 * fs
     index = np.arange(beats.shape[1])
-    diastole = ((index > end) & (index < on + rr)) | ((index > end - rr) & (index < on))
+    diastole = (index > end) & (index < on + rr)
+    if previous:
+        diastole |= (index > end - rr) & (index < on)
     low, high = _FLUTTER_CYCLE_S
     for ratio in _FLUTTER_RATIOS:
         lag = round(rr / ratio)
@@ -724,6 +734,38 @@ def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
     return float(np.sqrt(np.mean(wave**2))) >= _FLUTTER_MEASURABLE * noise
 
 
+def _longest_rr_beats(
+    leads: npt.NDArray[np.float64],
+    peaks: npt.NDArray[np.int64],
+    rr: npt.NDArray[np.float64],
+    seen: npt.NDArray[np.bool_],
+    fs: float,
+) -> tuple[_Template, float] | None:
+    """The median beat of the beats followed by the longest RRs, and their RR (s), or ``None``.
+
+    With a variable conduction ratio (2:1 to 4:1 beat to beat) the RRs are
+    whole numbers of flutter cycles: the typical RR need not be one of them
+    (the median may fall between 3 and 4 cycles), and the previous beat's T
+    wave moves about in the median beat.  The beats followed by the longest RRs
+    (within 5 % of the third longest) have a long diastole after their T wave,
+    where the flutter waves, locked to their QRS, repeat one cycle on
+    (:func:`_flutter_waves`, after the T wave only: the RR before those beats
+    varies).  ``None`` where the third longest RR is under 1.2 × the third
+    shortest (a steady rhythm: the median beat already shows it).
+    """
+    usable = rr[seen]
+    if usable.size < _MIN_BEATS:
+        return None
+    ordered = np.sort(usable)
+    longest = float(ordered[-_MIN_BEATS])
+    if longest < _VARIABLE_RR * float(ordered[_MIN_BEATS - 1]):
+        return None
+    chosen = seen & (rr >= (1.0 - _FLUTTER_LAG_TOLERANCE) * longest)
+    long_rr = float(np.median(rr[chosen]))
+    template = _template(leads, peaks[:-1][chosen], long_rr, fs)
+    return None if template is None else (template, long_rr)
+
+
 def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: float) -> int | None:
     """How many samples before R a ventricular pacing stimulus lies, or ``None`` (not paced).
 
@@ -747,7 +789,10 @@ def _paced(stimuli: npt.NDArray[np.int64], peaks: npt.NDArray[np.int64], fs: flo
 
 
 def _delineate(
-    template: _Template, rr_s: float, stimulus: int | None = None
+    template: _Template,
+    rr_s: float,
+    stimulus: int | None = None,
+    longest: tuple[_Template, float] | None = None,
 ) -> tuple[dict[str, float | None], dict[str, str]]:
     """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
     fs, r, beats = template.fs, template.r, template.beats
@@ -786,6 +831,11 @@ def _delineate(
         p_on = None  # locked flutter waves: the wave before the QRS is one of them
     if p_on is not None and _flutter_wave_in_t(template, p_on, (qrs_on, qrs_off), rr_s):
         p_on = None  # the same wave one flutter cycle earlier, inside the T wave
+    if p_on is not None and t_end is not None and longest is not None:
+        long_template, long_rr = longest
+        shift = long_template.r - r
+        if _flutter_waves(long_template, qrs_on + shift, t_end + shift, long_rr, previous=False):
+            p_on = None  # variable conduction: the long diastoles repeat themselves
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
@@ -899,7 +949,8 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     found: dict[str, float | None] = {"pr_ms": None, "qrs_ms": None, "qt_ms": None}
     missing: dict[str, str] = {}
     if template is not None:
-        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs))
+        longest = _longest_rr_beats(clean, peaks, rr, seen, fs)
+        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs), longest)
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,

@@ -31,13 +31,19 @@ now compared only when it lies clear of the previous QRS.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
 import pytest
 
 from pytest_openmed.components import ecg_intervals
-from pytest_openmed.development.sources.ecg import generate_ecg_intervals
+from pytest_openmed.development.sources.ecg import (
+    SyntheticECG,
+    generate_ecg_intervals,
+    synthesise_ecg,
+    waveform_json,
+)
 
 CONFIGS = {"A": ecg_intervals.CONFIG_A, "B": ecg_intervals.CONFIG_B}
 #: (seed, sampling rate, conduction ratio) of generated flutter with a fixed conduction ratio.
@@ -74,6 +80,18 @@ SHORT_DIASTOLE = [
 FLUTTER_UNSEEN_IN_V1 = [
     (8, 250.0, 2),
     (144, 250.0, 3),
+]
+
+
+#: (seed, sampling rate, conduction ratios) of generated flutter whose conduction ratio varies
+#: beat to beat: each reported a PR before the beats followed by the longest RRs were
+#: compared on their own.
+VARIABLE_CONDUCTION = [
+    (437, 360.0, (2, 3, 4)),
+    (455, 1000.0, (2, 3, 4)),
+    (561, 360.0, (3, 4)),
+    (1076, 250.0, (2, 3, 4)),
+    (3190, 500.0, (2, 3, 4)),
 ]
 
 
@@ -125,6 +143,44 @@ def test_a_sinus_p_wave_is_not_sought_in_the_previous_qrs(config: str) -> None:
     pr = ecg_intervals.run(source.asset, CONFIGS[config]).output["candidates"]["pr_ms"]
     assert pr is not None
     assert abs(pr - source.truth["pr_ms"]) <= 20.0
+
+
+@pytest.mark.parametrize(("seed", "rate", "ratios"), VARIABLE_CONDUCTION)
+@pytest.mark.parametrize("config", CONFIGS)
+def test_flutter_with_variable_conduction_gives_no_pr(
+    seed: int, rate: float, ratios: tuple[int, ...], config: str
+) -> None:
+    source = generate_ecg_intervals(seed, "nominal", rhythm="flutter", sampling_rate_hz=rate)
+    peaks = [beat["r_peak"] for beat in source.truth["beats"]]
+    rr = np.diff(peaks)
+    assert rr.max() >= 1.3 * rr.min()  # variable: RRs of whole flutter cycles, 2 to 4
+    assert_no_pr(source.asset, config)
+
+
+@pytest.mark.parametrize("rate", [250.0, 1000.0])
+@pytest.mark.parametrize("bpm", [100.0, 120.0, 140.0, 160.0])
+def test_sinus_pr_is_still_found_across_sinus_pauses(bpm: float, rate: float) -> None:
+    """Every fourth beat dropped (sinoatrial exit block): RRs of one and two sinus cycles, so the
+    beats before a pause are compared on their own (at 120-160 bpm a quarter of the pause is
+    one flutter cycle); their long diastole holds one P wave on an isoelectric line."""
+    recording = synthesise_ecg(7, "nominal", heart_rate_bpm=bpm, sampling_rate_hz=rate)
+    samples = np.array(recording.samples)
+    beats = recording.truth["beats"]
+    for index in range(1, len(beats) - 1, 4):
+        # From the previous T wave's end to the next P wave's onset, a straight line.
+        first = math.ceil(beats[index - 1]["t_offset"])
+        last = math.floor(beats[index + 1]["p_onset"])
+        ramp = np.linspace(0.0, 1.0, last - first + 1)
+        samples[:, first : last + 1] = samples[:, [first]] + ramp * (
+            samples[:, [last]] - samples[:, [first]]
+        )
+    paused = SyntheticECG(rate, recording.lead_names, samples, recording.truth)
+    result = ecg_intervals.run(waveform_json(paused))
+    rr = result.output["rr_ms"]
+    assert max(rr) >= 1.8 * min(rr)
+    pr = result.output["candidates"]["pr_ms"]
+    assert pr is not None
+    assert abs(pr - recording.truth["pr_ms"]) <= 20.0
 
 
 def assert_no_pr(asset: bytes, config: str) -> None:
