@@ -10,7 +10,8 @@ of the energy of the image's quieter half (where text is printed) with a floor
 sensitive level are split into **text lines** (runs of rows crossing two or more
 strokes: stacked lines share a blob but not their gap rows; a band too tall for
 one line is searched again in vertical strips, and its blob is parted again at
-its own noise level, which parts text from noisy air it touches), and each line
+its own noise level, which parts text from noisy air it touches; faint parts that
+draw none of a bright blob's strokes are searched against their own), and each line
 is a **text candidate** when it reads as text: a line's height, a median row crossing
 several strokes, enough crossings per text height of width, strokes of some
 contrast on a flat ground. Lines just above or below a candidate join its block
@@ -628,7 +629,9 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     printed there is measured against the margin's noise, not the image's; elsewhere
     the image's levels hold (within-tile noise alone would read a uniformly textured
     image as calmer than it is). Never below the floors; whatever a lower level raises
-    meets the same text-line tests as everywhere.
+    meets the same text-line tests as everywhere. An exactly constant neighbourhood (a
+    display frame) takes its own sensitive and masking levels on any image, even where
+    the floors leave no margin calm; its extent level stays the image's, so no blob grows.
     """
     tile = config.background_tile_px
     tiles = _tiles(energy, tile)
