@@ -809,9 +809,15 @@ def _candidates(
         if where is None or sensitive[label] < max(1, config.min_candidate_px):
             continue
         inside = blobs[where] == label
+        before = len(found)
         tall = _blob_lines(response, smooth, energy, levels, where, inside, config, found, pending)
-        # Faint text joined to much stronger structure (bone) draws no stroke of the blob's.
-        parts = _faint_parts(response, energy, levels, where, inside, config)
+        # Faint text joined to much stronger structure (bone) draws no stroke of the blob's:
+        # searched where no line of the blob read as text (a text line's own fringe is none).
+        parts = (
+            _faint_parts(response, energy, levels, where, inside, config)
+            if len(found) == before
+            else []
+        )
         if tall:
             # A band too tall for a line: the blob may be text joined to noise above the
             # extent level (noisy air beside a display frame); its own noise level parts them.
