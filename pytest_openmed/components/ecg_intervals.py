@@ -89,6 +89,7 @@ NULL_REASONS = (
     "out_of_range",
     "inconsistent_with_rr",
     "depends_on_qrs",
+    "atrial_rhythm_undetermined",
 )
 _INTERVALS = ("pr_ms", "qrs_ms", "qt_ms")
 _RATE_RANGE_BPM = (30.0, 240.0)
@@ -714,6 +715,25 @@ def _flutter_wave_in_t(
     return False
 
 
+def _flutter_wave_hidden(p_on: float, qrs_off: float, rr_s: float, fs: float) -> bool:
+    """Whether a flutter wave one cycle before the P wave would lie in the previous QRS.
+
+    A regular tachycardia with one P-like wave per QRS is, in the median beat,
+    sinus rhythm or atrial flutter conducted at a fixed ratio whose other waves
+    fall where nothing can be seen ("2:1 flutter until proven otherwise"): for a
+    ratio (2, 3 or 4) whose cycle RR / ratio is a flutter cycle (171–250 ms),
+    the stretch one cycle before the P wave's onset begins before the previous
+    QRS's offset (``qrs_off`` − RR), which :func:`_flutter_wave_in_t` cannot
+    compare.  That flutter is then neither seen nor excluded.
+    """
+    low, high = _FLUTTER_CYCLE_S
+    previous_qrs_off = qrs_off - rr_s * fs
+    return any(
+        low <= rr_s / ratio <= high and p_on - rr_s / ratio * fs < previous_qrs_off
+        for ratio in _FLUTTER_RATIOS
+    )
+
+
 def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
     """Whether lead ``row``'s median beat holds a wave in ``[first, last)`` above its noise.
 
@@ -836,12 +856,16 @@ def _delineate(
         shift = long_template.r - r
         if _flutter_waves(long_template, qrs_on + shift, t_end + shift, long_rr, previous=False):
             p_on = None  # variable conduction: the long diastoles repeat themselves
+    reasons: dict[str, str] = {"qt_ms": t_reason} if t_reason else {}
+    if p_on is not None and _flutter_wave_hidden(p_on, qrs_off, rr_s, fs):
+        p_on = None  # sinus rhythm or flutter whose other wave lies in the previous QRS
+        reasons["pr_ms"] = "atrial_rhythm_undetermined"
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
         "qt_ms": None if t_end is None else (t_end - qrs_on) * ms,
     }
-    return found, {"qt_ms": t_reason} if t_reason else {}
+    return found, reasons
 
 
 # -- the component --------------------------------------------------------------
