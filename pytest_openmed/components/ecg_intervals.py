@@ -718,7 +718,9 @@ def _flutter_wave_in_t(
 def _flutter_wave_hidden(p_on: float, qrs_off: float, rr_s: float, fs: float) -> bool:
     """Whether a flutter wave one cycle before the P wave would lie in the previous QRS.
 
-    A regular tachycardia with one P-like wave per QRS is, in the median beat,
+    A regular tachycardia (RRs not varying by whole flutter cycles: where they
+    do, the previous QRS has no fixed place and :func:`_longest_rr_beats`
+    applies) with one P-like wave per QRS is, in the median beat,
     sinus rhythm or atrial flutter conducted at a fixed ratio whose other waves
     fall where nothing can be seen ("2:1 flutter until proven otherwise"): for a
     ratio (2, 3 or 4) whose cycle RR / ratio is a flutter cycle (171–250 ms),
@@ -754,6 +756,15 @@ def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
     return float(np.sqrt(np.mean(wave**2))) >= _FLUTTER_MEASURABLE * noise
 
 
+def _rr_varies(rr: npt.NDArray[np.float64]) -> bool:
+    """Whether the RRs vary by whole flutter cycles: the third longest at least 1.2 × the third
+    shortest (a steady rhythm, sinus or flutter at a fixed ratio, varies less)."""
+    if rr.size < _MIN_BEATS:
+        return False
+    ordered = np.sort(rr)
+    return float(ordered[-_MIN_BEATS]) >= _VARIABLE_RR * float(ordered[_MIN_BEATS - 1])
+
+
 def _longest_rr_beats(
     leads: npt.NDArray[np.float64],
     peaks: npt.NDArray[np.int64],
@@ -774,12 +785,9 @@ def _longest_rr_beats(
     shortest (a steady rhythm: the median beat already shows it).
     """
     usable = rr[seen]
-    if usable.size < _MIN_BEATS:
+    if not _rr_varies(usable):
         return None
-    ordered = np.sort(usable)
-    longest = float(ordered[-_MIN_BEATS])
-    if longest < _VARIABLE_RR * float(ordered[_MIN_BEATS - 1]):
-        return None
+    longest = float(np.sort(usable)[-_MIN_BEATS])
     chosen = seen & (rr >= (1.0 - _FLUTTER_LAG_TOLERANCE) * longest)
     long_rr = float(np.median(rr[chosen]))
     template = _template(leads, peaks[:-1][chosen], long_rr, fs)
@@ -813,8 +821,12 @@ def _delineate(
     rr_s: float,
     stimulus: int | None = None,
     longest: tuple[_Template, float] | None = None,
+    regular: bool = True,
 ) -> tuple[dict[str, float | None], dict[str, str]]:
-    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
+    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing.
+
+    ``regular``: the RRs do not vary by whole flutter cycles (:func:`_rr_varies`).
+    """
     fs, r, beats = template.fs, template.r, template.beats
     none: tuple[dict[str, float | None], dict[str, str]] = (
         {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
@@ -857,7 +869,7 @@ def _delineate(
         if _flutter_waves(long_template, qrs_on + shift, t_end + shift, long_rr, previous=False):
             p_on = None  # variable conduction: the long diastoles repeat themselves
     reasons: dict[str, str] = {"qt_ms": t_reason} if t_reason else {}
-    if p_on is not None and _flutter_wave_hidden(p_on, qrs_off, rr_s, fs):
+    if p_on is not None and regular and _flutter_wave_hidden(p_on, qrs_off, rr_s, fs):
         p_on = None  # sinus rhythm or flutter whose other wave lies in the previous QRS
         reasons["pr_ms"] = "atrial_rhythm_undetermined"
     found = {
@@ -974,7 +986,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     missing: dict[str, str] = {}
     if template is not None:
         longest = _longest_rr_beats(clean, peaks, rr, seen, fs)
-        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs), longest)
+        regular = not _rr_varies(rr[seen])
+        found, missing = _delineate(
+            template, typical_rr, _paced(stimuli, peaks, fs), longest, regular
+        )
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,
