@@ -27,7 +27,9 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    longest RRs) and is not seen again at its size one flutter cycle earlier inside the T wave
    (II, III, aVF, and V1 where it holds a wave above its noise; clear of the
    previous QRS; a PR exists only when one P wave conducts to each
-   QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
+   QRS: not in fibrillation or flutter; in a regular rhythm where a flutter wave one
+   cycle before the P wave would lie in the previous QRS, sinus rhythm and flutter
+   look alike: PR undetermined); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
    be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
@@ -35,7 +37,8 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
 6. **Consistency**: a candidate outside its plausible range, a QT reaching
    0.9 × RR or a PR + QT reaching RR is ``null`` with its reason in
    ``null_reasons`` (a check, never a clamp), as is a QT whose T waves are all
-   flat (``wave_too_small``); ``candidate_leads`` says how many leads each
+   flat (``wave_too_small``) and a PR whose rhythm cannot be told from flutter
+   (``atrial_rhythm_undetermined``); ``candidate_leads`` says how many leads each
    candidate rests on.
 
 Every number is a *candidate* for evaluation pipelines, never a measurement
