@@ -125,7 +125,7 @@ _FLUTTER_SIMILARITY = 0.9
 _FLUTTER_SIZE = 0.8
 _FLUTTER_MIN_COMPARED_S = 0.04
 #: With a variable conduction ratio the RRs are 2, 3 or 4 flutter cycles, so the longest
-#: exceed the shortest by a whole cycle: 4/3 or more (3:1 against 4:1), 5/4 were 5:1 met,
+#: exceed the shortest by a whole cycle: 4/3 or more (3:1 against 4:1), 5/4 where 5:1 is met,
 #: less _FLUTTER_LAG_TOLERANCE.  The beats followed by RRs this much longer than the shortest
 #: are then compared on their own (their diastole is long enough to hold repeated waves).
 _VARIABLE_RR = 1.2
