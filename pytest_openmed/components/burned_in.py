@@ -10,7 +10,8 @@ of the energy of the image's quieter half (where text is printed) with a floor
 sensitive level are split into **text lines** (runs of rows crossing two or more
 strokes: stacked lines share a blob but not their gap rows; a band too tall for
 one line is searched again in vertical strips, and its blob is parted again at
-its own noise level, which parts text from noisy air it touches), and each line
+its own noise level, which parts text from noisy air it touches; faint parts that
+draw none of a bright blob's strokes are searched against their own), and each line
 is a **text candidate** when it reads as text: a line's height, a median row crossing
 several strokes, enough crossings per text height of width, strokes of some
 contrast on a flat ground. Lines just above or below a candidate join its block
@@ -85,6 +86,12 @@ _BLOCK_LINES = 4
 _LOCAL_TILES = 9
 #: A neighbourhood whose sensitive level is at most this share of the image's is a calm margin.
 _CALM_RATIO = 0.35
+#: Text at the floor contrast of the operating range (0.12) draws a top-hat response of
+#: about this many times ``min_stroke_contrast``: a blob whose stroke level (half its
+#: 90th-percentile response) is below that holds such text's strokes.
+_FAINT_STROKE = 2.0
+#: Energy of an exactly constant area: what the filters leave of nothing.
+_CONSTANT = 1e-9
 #: Pixels at each end of the grey range that may be hot or dead (clipped on the display scale).
 _OUTLIER_PX = 16
 #: The display scale spans at least this share of the near-full grey range.
@@ -629,7 +636,9 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     printed there is measured against the margin's noise, not the image's; elsewhere
     the image's levels hold (within-tile noise alone would read a uniformly textured
     image as calmer than it is). Never below the floors; whatever a lower level raises
-    meets the same text-line tests as everywhere.
+    meets the same text-line tests as everywhere. An exactly constant neighbourhood (a
+    display frame) takes its own sensitive and masking levels on any image, even where
+    the floors leave no margin calm; its extent level stays the image's, so no blob grows.
     """
     tile = config.background_tile_px
     tiles = _tiles(energy, tile)
@@ -643,7 +652,10 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
     whole = [max(floor, median + k * spread) for k, floor in zip(sigmas, floors, strict=True)]
     whole[1] = max(whole[0], whole[1])
     whole[2] = max(whole[1], whole[2])
-    if tile_median is None or config.sensitive_floor > _CALM_RATIO * whole[1]:
+    constant_tiles = tile_median is not None and bool((tile_median <= _CONSTANT).any())
+    if tile_median is None or (
+        config.sensitive_floor > _CALM_RATIO * whole[1] and not constant_tiles
+    ):
         # No neighbourhood can be a calm margin: its level never falls below the floor.
         # One level for every pixel: a read-only view, not three image-sized arrays.
         maps = [np.broadcast_to(np.float64(level), energy.shape) for level in whole]
@@ -658,13 +670,17 @@ def _levels(energy: FloatImage, config: BurnedInConfig) -> tuple[_Levels, float]
         local[1] = np.maximum(local[0], local[1])
         local[2] = np.maximum(local[1], local[2])
         calm = local[1] <= _CALM_RATIO * whole[1]
+        # An exactly constant margin (a display frame) holds no noise: whatever reaches
+        # the floors there was drawn. Its sensitive and masking levels are the margin's
+        # on any image; its extent level stays the image's, so that no blob grows.
+        constant = calm | (calm_median + calm_noise <= _CONSTANT)
         # Each pixel takes its tile's level; the rows and columns past the last whole
         # tile take the last tile's.
         tile_rows = np.minimum(np.arange(energy.shape[0]) // tile, rows - 1)
         tile_cols = np.minimum(np.arange(energy.shape[1]) // tile, cols - 1)
         maps = [
-            np.where(calm, grid, level).take(tile_rows, axis=0).take(tile_cols, axis=1)
-            for grid, level in zip(local, whole, strict=True)
+            np.where(use, grid, level).take(tile_rows, axis=0).take(tile_cols, axis=1)
+            for grid, level, use in zip(local, whole, (calm, constant, constant), strict=True)
         ]
     return _Levels(extent=maps[0], weak=maps[1], strong=maps[2]), whole[1]
 
@@ -800,11 +816,20 @@ def _candidates(
         if where is None or sensitive[label] < max(1, config.min_candidate_px):
             continue
         inside = blobs[where] == label
-        if not _blob_lines(response, smooth, energy, levels, where, inside, config, found, pending):
-            continue
-        # A band too tall for a line: the blob may be text joined to noise above the
-        # extent level (noisy air beside a display frame); its own noise level parts them.
-        for sub_where, sub_inside in _own_level_parts(energy, levels, where, inside, config):
+        before = len(found)
+        tall = _blob_lines(response, smooth, energy, levels, where, inside, config, found, pending)
+        # Faint text joined to much stronger structure (bone) draws no stroke of the blob's:
+        # searched where no line of the blob read as text (a text line's own fringe is none).
+        parts = (
+            _faint_parts(response, energy, levels, where, inside, config)
+            if len(found) == before
+            else []
+        )
+        if tall:
+            # A band too tall for a line: the blob may be text joined to noise above the
+            # extent level (noisy air beside a display frame); its own noise level parts them.
+            parts = list(_own_level_parts(energy, levels, where, inside, config)) + parts
+        for sub_where, sub_inside in parts:
             _blob_lines(
                 response,
                 smooth,
@@ -927,6 +952,49 @@ def _own_level_parts(
             slice(where[1].start + part[1].start, where[1].start + part[1].stop),
         )
         yield sub_where, parts[part] == label
+
+
+def _faint_parts(
+    response: FloatImage,
+    energy: FloatImage,
+    levels: _Levels,
+    where: tuple[slice, slice],
+    inside: BoolImage,
+    config: BurnedInConfig,
+) -> list[tuple[tuple[slice, slice], BoolImage]]:
+    """The parts of a blob with a band too tall for a line that its strong strokes do not reach.
+
+    A blob's strokes are its pixels above half its 90th-percentile response
+    (:func:`_strokes`), a level set by its strongest structure: faint text joined to
+    bone draws few strokes or none, and no line of the blob holds it. The pixels
+    beyond one energy window (how far a stroke's energy reaches) of any response at
+    that 90th percentile are something fainter, measured against their own strokes:
+    each such part that reaches the sensitive level with ``min_candidate_px`` pixels
+    is searched for lines as a blob is.
+    """
+    own = response[where]
+    strong = float(np.percentile(own[inside], 90))
+    if 0.5 * strong < _FAINT_STROKE * config.min_stroke_contrast:
+        return []  # text of the operating range draws strokes at the blob's level
+    window = (config.energy_rows, config.energy_cols)
+    rest = inside & (ndimage.maximum_filter(own, size=window, mode="constant") < strong)
+    parts, count = ndimage.label(rest)
+    if count == 0:
+        return []
+    weak = np.bincount(parts[energy[where] >= levels.weak[where]], minlength=count + 1)
+    found = []
+    for label, part in enumerate(ndimage.find_objects(parts), start=1):
+        if part is None or weak[label] < max(1, config.min_candidate_px):
+            continue
+        pixels = parts[part] == label
+        if float(np.percentile(own[part][pixels], 90)) >= 0.5 * strong:
+            continue  # it draws the blob's strokes: the blob's own lines hold it
+        sub_where = (
+            slice(where[0].start + part[0].start, where[0].start + part[0].stop),
+            slice(where[1].start + part[1].start, where[1].start + part[1].stop),
+        )
+        found.append((sub_where, pixels))
+    return found
 
 
 def _full_lines(

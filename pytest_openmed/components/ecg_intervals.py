@@ -27,7 +27,9 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
    longest RRs) and is not seen again at its size one flutter cycle earlier inside the T wave
    (II, III, aVF, and V1 where it holds a wave above its noise; clear of the
    previous QRS; a PR exists only when one P wave conducts to each
-   QRS: not in fibrillation or flutter); T offset per lead by the trapezium-area method after the
+   QRS: not in fibrillation or flutter; in a regular rhythm where a flutter wave one
+   cycle before the P wave would lie in the previous QRS, sinus rhythm and flutter
+   look alike: PR undetermined); T offset per lead by the trapezium-area method after the
    lead's largest deviation from its ST-to-TP line, the median over the leads
    whose T wave is not flat (under a tenth of the QRS height: its end cannot
    be placed).  ``pr_ms`` = QRS onset − P onset, ``qrs_ms`` = QRS offset −
@@ -35,7 +37,8 @@ Method, on an ECG carrier (``openmed.waveform.v1`` JSON or native DICOM ECG):
 6. **Consistency**: a candidate outside its plausible range, a QT reaching
    0.9 × RR or a PR + QT reaching RR is ``null`` with its reason in
    ``null_reasons`` (a check, never a clamp), as is a QT whose T waves are all
-   flat (``wave_too_small``); ``candidate_leads`` says how many leads each
+   flat (``wave_too_small``) and a PR whose rhythm cannot be told from flutter
+   (``atrial_rhythm_undetermined``); ``candidate_leads`` says how many leads each
    candidate rests on.
 
 Every number is a *candidate* for evaluation pipelines, never a measurement
@@ -89,6 +92,7 @@ NULL_REASONS = (
     "out_of_range",
     "inconsistent_with_rr",
     "depends_on_qrs",
+    "atrial_rhythm_undetermined",
 )
 _INTERVALS = ("pr_ms", "qrs_ms", "qt_ms")
 _RATE_RANGE_BPM = (30.0, 240.0)
@@ -121,7 +125,7 @@ _FLUTTER_SIMILARITY = 0.9
 _FLUTTER_SIZE = 0.8
 _FLUTTER_MIN_COMPARED_S = 0.04
 #: With a variable conduction ratio the RRs are 2, 3 or 4 flutter cycles, so the longest
-#: exceed the shortest by a whole cycle: 4/3 or more (3:1 against 4:1), 5/4 were 5:1 met,
+#: exceed the shortest by a whole cycle: 4/3 or more (3:1 against 4:1), 5/4 where 5:1 is met,
 #: less _FLUTTER_LAG_TOLERANCE.  The beats followed by RRs this much longer than the shortest
 #: are then compared on their own (their diastole is long enough to hold repeated waves).
 _VARIABLE_RR = 1.2
@@ -714,6 +718,27 @@ def _flutter_wave_in_t(
     return False
 
 
+def _flutter_wave_hidden(p_on: float, qrs_off: float, rr_s: float, fs: float) -> bool:
+    """Whether a flutter wave one cycle before the P wave would lie in the previous QRS.
+
+    A regular tachycardia (RRs not varying by whole flutter cycles: where they
+    do, the previous QRS has no fixed place and :func:`_longest_rr_beats`
+    applies) with one P-like wave per QRS is, in the median beat,
+    sinus rhythm or atrial flutter conducted at a fixed ratio whose other waves
+    fall where nothing can be seen ("2:1 flutter until proven otherwise"): for a
+    ratio (2, 3 or 4) whose cycle RR / ratio is a flutter cycle (171–250 ms),
+    the stretch one cycle before the P wave's onset begins before the previous
+    QRS's offset (``qrs_off`` − RR), which :func:`_flutter_wave_in_t` cannot
+    compare.  That flutter is then neither seen nor excluded.
+    """
+    low, high = _FLUTTER_CYCLE_S
+    previous_qrs_off = qrs_off - rr_s * fs
+    return any(
+        low <= rr_s / ratio <= high and p_on - rr_s / ratio * fs < previous_qrs_off
+        for ratio in _FLUTTER_RATIOS
+    )
+
+
 def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
     """Whether lead ``row``'s median beat holds a wave in ``[first, last)`` above its noise.
 
@@ -732,6 +757,15 @@ def _measurable(template: _Template, row: int, first: int, last: int) -> bool:
     spread = spread - (spread @ basis) @ basis.T
     noise = 1.2533 * 1.4826 * float(np.median(np.abs(spread))) / math.sqrt(spread.shape[0])
     return float(np.sqrt(np.mean(wave**2))) >= _FLUTTER_MEASURABLE * noise
+
+
+def _rr_varies(rr: npt.NDArray[np.float64]) -> bool:
+    """Whether the RRs vary by whole flutter cycles: the third longest at least 1.2 × the third
+    shortest (a steady rhythm, sinus or flutter at a fixed ratio, varies less)."""
+    if rr.size < _MIN_BEATS:
+        return False
+    ordered = np.sort(rr)
+    return float(ordered[-_MIN_BEATS]) >= _VARIABLE_RR * float(ordered[_MIN_BEATS - 1])
 
 
 def _longest_rr_beats(
@@ -754,12 +788,9 @@ def _longest_rr_beats(
     shortest (a steady rhythm: the median beat already shows it).
     """
     usable = rr[seen]
-    if usable.size < _MIN_BEATS:
+    if not _rr_varies(usable):
         return None
-    ordered = np.sort(usable)
-    longest = float(ordered[-_MIN_BEATS])
-    if longest < _VARIABLE_RR * float(ordered[_MIN_BEATS - 1]):
-        return None
+    longest = float(np.sort(usable)[-_MIN_BEATS])
     chosen = seen & (rr >= (1.0 - _FLUTTER_LAG_TOLERANCE) * longest)
     long_rr = float(np.median(rr[chosen]))
     template = _template(leads, peaks[:-1][chosen], long_rr, fs)
@@ -793,8 +824,12 @@ def _delineate(
     rr_s: float,
     stimulus: int | None = None,
     longest: tuple[_Template, float] | None = None,
+    regular: bool = True,
 ) -> tuple[dict[str, float | None], dict[str, str]]:
-    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing."""
+    """PR / QRS / QT candidates (ms) of the median beats, and why a missing one is missing.
+
+    ``regular``: the RRs do not vary by whole flutter cycles (:func:`_rr_varies`).
+    """
     fs, r, beats = template.fs, template.r, template.beats
     none: tuple[dict[str, float | None], dict[str, str]] = (
         {"pr_ms": None, "qrs_ms": None, "qt_ms": None},
@@ -836,12 +871,16 @@ def _delineate(
         shift = long_template.r - r
         if _flutter_waves(long_template, qrs_on + shift, t_end + shift, long_rr, previous=False):
             p_on = None  # variable conduction: the long diastoles repeat themselves
+    reasons: dict[str, str] = {"qt_ms": t_reason} if t_reason else {}
+    if p_on is not None and regular and _flutter_wave_hidden(p_on, qrs_off, rr_s, fs):
+        p_on = None  # sinus rhythm or flutter whose other wave lies in the previous QRS
+        reasons["pr_ms"] = "atrial_rhythm_undetermined"
     found = {
         "pr_ms": None if p_on is None else (qrs_on - p_on) * ms,
         "qrs_ms": (qrs_off - qrs_on) * ms,
         "qt_ms": None if t_end is None else (t_end - qrs_on) * ms,
     }
-    return found, {"qt_ms": t_reason} if t_reason else {}
+    return found, reasons
 
 
 # -- the component --------------------------------------------------------------
@@ -950,7 +989,10 @@ def analyse_waveform(waveform: Waveform, config: IntervalConfig = CONFIG_A) -> C
     missing: dict[str, str] = {}
     if template is not None:
         longest = _longest_rr_beats(clean, peaks, rr, seen, fs)
-        found, missing = _delineate(template, typical_rr, _paced(stimuli, peaks, fs), longest)
+        regular = not _rr_varies(rr[seen])
+        found, missing = _delineate(
+            template, typical_rr, _paced(stimuli, peaks, fs), longest, regular
+        )
     candidates, reasons = _checked(found, typical_rr * 1000.0, missing)
     output = {
         "analysis_lead": lead,

@@ -27,6 +27,12 @@ stretch stands out of the median beat's noise; II, III and aVF always vote.
 Without V1, the end of the previous QRS (which no cubic absorbs) matched a
 fast sinus P wave in the inferior leads: the stretch one cycle earlier is
 now compared only when it lies clear of the previous QRS.
+
+Where that stretch lies in the previous QRS for a ratio whose cycle (RR / 2, 3
+or 4) is a flutter cycle, nothing in the median beat tells flutter from sinus
+rhythm: a locked 2:1 flutter at 152 bpm and 250 Hz reported a PR.  PR is then
+``null`` with ``atrial_rhythm_undetermined``, for sinus tachycardia too (at
+about 130-175 bpm); at slower rates sinus rhythm keeps its PR.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ from pytest_openmed.development.sources.ecg import (
     synthesise_ecg,
     waveform_json,
 )
+
+from ._atrial import assert_sinus_pr
 
 CONFIGS = {"A": ecg_intervals.CONFIG_A, "B": ecg_intervals.CONFIG_B}
 #: (seed, sampling rate, conduction ratio) of generated flutter with a fixed conduction ratio.
@@ -95,6 +103,14 @@ VARIABLE_CONDUCTION = [
 ]
 
 
+#: (seed, sampling rate, conduction ratio) of generated locked flutter whose flutter wave one
+#: cycle before the one preceding the QRS lies on the end of the previous QRS: each reported a
+#: PR before PR was left undetermined there.
+EARLIER_WAVE_IN_THE_QRS = [
+    (12, 250.0, 2),
+]
+
+
 @pytest.mark.parametrize(("seed", "rate", "ratio"), LOCKED_FLUTTER)
 @pytest.mark.parametrize("config", CONFIGS)
 def test_locked_flutter_waves_give_no_pr(seed: int, rate: float, ratio: int, config: str) -> None:
@@ -104,8 +120,23 @@ def test_locked_flutter_waves_give_no_pr(seed: int, rate: float, ratio: int, con
 
 @pytest.mark.parametrize("rate", [250.0, 360.0, 500.0, 1000.0])
 def test_sinus_pr_is_still_found(rate: float) -> None:
-    """Sinus rhythm at 40-180 bpm: one P wave on an isoelectric diastole, nothing periodic."""
+    """Sinus rhythm at 40-180 bpm: one P wave on an isoelectric diastole, nothing periodic
+    (at 160 bpm, where the wave one flutter cycle earlier would lie in the previous QRS,
+    PR is undetermined)."""
     assert_sinus_pr_found(enumerate(range(40, 181, 20)), rate)
+
+
+@pytest.mark.parametrize("rate", [250.0, 360.0, 500.0, 1000.0])
+def test_sinus_pr_is_kept_at_slow_and_normal_rates(rate: float) -> None:
+    """At 40-120 bpm the P wave lies more than one flutter cycle after the previous QRS (or
+    no RR / 2, 3 or 4 is a flutter cycle): PR is reported, never left undetermined."""
+    for seed, bpm in enumerate((40, 60, 80, 100, 110, 120), start=60):
+        source = generate_ecg_intervals(
+            seed, "nominal", heart_rate_bpm=float(bpm), sampling_rate_hz=rate
+        )
+        pr = ecg_intervals.run(source.asset).output["candidates"]["pr_ms"]
+        assert pr is not None
+        assert abs(pr - source.truth["pr_ms"]) <= 20.0
 
 
 @pytest.mark.parametrize(("seed", "rate", "ratio"), SHORT_DIASTOLE)
@@ -122,7 +153,8 @@ def test_a_flutter_wave_inside_the_t_wave_gives_no_pr(
 
 @pytest.mark.parametrize("rate", [250.0, 360.0, 500.0, 1000.0])
 def test_sinus_pr_is_still_found_at_fast_rates(rate: float) -> None:
-    """At 120-180 bpm the P wave sits next to the T wave, one flutter cycle from it."""
+    """At 120-180 bpm the P wave sits next to the T wave, one flutter cycle from it; where
+    that cycle reaches back into the previous QRS, PR is undetermined instead."""
     assert_sinus_pr_found(enumerate(range(120, 181, 10), start=40), rate)
 
 
@@ -138,11 +170,25 @@ def test_flutter_unseen_in_v1_gives_no_pr(seed: int, rate: float, ratio: int, co
 @pytest.mark.parametrize("config", CONFIGS)
 def test_a_sinus_p_wave_is_not_sought_in_the_previous_qrs(config: str) -> None:
     """Sinus at 175 bpm and 250 Hz, V1's P wave too small to vote: one flutter cycle before
-    the P wave lies the end of the previous QRS, which matched it in II, III and aVF."""
+    the P wave lies the end of the previous QRS, which matched it in II, III and aVF (PR
+    ``not_found``, as if flutter were seen).  Nothing can be compared there: PR is left
+    undetermined, the rhythm neither called flutter nor sinus."""
     source = generate_ecg_intervals(5144, "nominal", heart_rate_bpm=175.0, sampling_rate_hz=250.0)
-    pr = ecg_intervals.run(source.asset, CONFIGS[config]).output["candidates"]["pr_ms"]
-    assert pr is not None
-    assert abs(pr - source.truth["pr_ms"]) <= 20.0
+    assert_undetermined(source.asset, config)
+
+
+@pytest.mark.parametrize(("seed", "rate", "ratio"), EARLIER_WAVE_IN_THE_QRS)
+@pytest.mark.parametrize("config", CONFIGS)
+def test_flutter_whose_earlier_wave_lies_in_the_previous_qrs_is_undetermined(
+    seed: int, rate: float, ratio: int, config: str
+) -> None:
+    """Locked 2:1 flutter at 152 bpm: the flutter wave before the QRS passes every P wave
+    rule, and the one a cycle earlier lies on the end of the previous QRS, where the T-wave
+    fit compares nothing.  Sinus tachycardia would look the same: PR is undetermined."""
+    source = generate_ecg_intervals(seed, "nominal", rhythm="flutter", sampling_rate_hz=rate)
+    peaks = [beat["r_peak"] for beat in source.truth["beats"]]
+    assert np.ptp(np.diff(peaks)) <= 1  # locked: one RR, to the sample
+    assert_undetermined(source.asset, config)
 
 
 @pytest.mark.parametrize(("seed", "rate", "ratios"), VARIABLE_CONDUCTION)
@@ -191,12 +237,20 @@ def assert_no_pr(asset: bytes, config: str) -> None:
     assert result.output["null_reasons"]["pr_ms"] == "not_found"
 
 
+def assert_undetermined(asset: bytes, config: str) -> None:
+    """The recording is analysed and its PR is ``null``: sinus rhythm or flutter, undecided."""
+    result = ecg_intervals.run(asset, CONFIGS[config])
+    assert not result.abstained
+    assert result.output["candidates"]["pr_ms"] is None
+    assert result.output["null_reasons"]["pr_ms"] == "atrial_rhythm_undetermined"
+    assert result.output["candidates"]["qrs_ms"] is not None
+
+
 def assert_sinus_pr_found(seeds_and_rates: Iterable[tuple[int, int]], rate: float) -> None:
-    """Generated sinus rhythm at each (seed, bpm): PR reported within 20 ms of the truth."""
+    """Generated sinus rhythm at each (seed, bpm): PR reported within 20 ms of the truth, or
+    undetermined where the wave one flutter cycle earlier would lie in the previous QRS."""
     for seed, bpm in seeds_and_rates:
         source = generate_ecg_intervals(
             seed, "nominal", heart_rate_bpm=float(bpm), sampling_rate_hz=rate
         )
-        pr = ecg_intervals.run(source.asset).output["candidates"]["pr_ms"]
-        assert pr is not None
-        assert abs(pr - source.truth["pr_ms"]) <= 20.0
+        assert_sinus_pr(ecg_intervals.run(source.asset).output, source.truth)
