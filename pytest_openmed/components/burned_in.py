@@ -919,6 +919,14 @@ def _blob_lines(
     return tall
 
 
+def _in_image(where: tuple[slice, slice], part: tuple[slice, slice]) -> tuple[slice, slice]:
+    """A part of a blob (slices within ``where``) in the image's coordinates."""
+    return (
+        slice(where[0].start + part[0].start, where[0].start + part[0].stop),
+        slice(where[1].start + part[1].start, where[1].start + part[1].stop),
+    )
+
+
 def _own_level_parts(
     energy: FloatImage,
     levels: _Levels,
@@ -947,11 +955,7 @@ def _own_level_parts(
     for label, part in enumerate(ndimage.find_objects(parts), start=1):
         if part is None or weak[label] < max(1, config.min_candidate_px):
             continue
-        sub_where = (
-            slice(where[0].start + part[0].start, where[0].start + part[0].stop),
-            slice(where[1].start + part[1].start, where[1].start + part[1].stop),
-        )
-        yield sub_where, parts[part] == label
+        yield _in_image(where, part), parts[part] == label
 
 
 def _faint_parts(
@@ -989,11 +993,7 @@ def _faint_parts(
         pixels = parts[part] == label
         if float(np.percentile(own[part][pixels], 90)) >= 0.5 * strong:
             continue  # it draws the blob's strokes: the blob's own lines hold it
-        sub_where = (
-            slice(where[0].start + part[0].start, where[0].start + part[0].stop),
-            slice(where[1].start + part[1].start, where[1].start + part[1].stop),
-        )
-        found.append((sub_where, pixels))
+        found.append((_in_image(where, part), pixels))
     return found
 
 
